@@ -1,0 +1,129 @@
+/* Samples of any type to float and back on the device, with the same
+ * rounding as the host (pixel.h), so both paths agree bit for bit.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include "cuda-kernels.cuh"
+
+struct Half { uint16_t bits; };
+
+__device__ __forceinline__ float to_f (uint8_t v)  { return v * (1.0f / 255.0f); }
+__device__ __forceinline__ float to_f (uint16_t v) { return v * (1.0f / 65535.0f); }
+__device__ __forceinline__ float to_f (uint32_t v) { return (float) (v / 4294967295.0); }
+__device__ __forceinline__ float to_f (Half v)     { return cc_half_to_float (v.bits); }
+__device__ __forceinline__ float to_f (float v)    { return v; }
+__device__ __forceinline__ float to_f (double v)   { return (float) v; }
+
+__device__ __forceinline__ void from_f (float v, uint8_t *o)  { *o = cc_float_to_u8 (v); }
+__device__ __forceinline__ void from_f (float v, uint16_t *o) { *o = cc_float_to_u16 (v); }
+__device__ __forceinline__ void from_f (float v, uint32_t *o) { *o = cc_double_to_u32 (v); }
+__device__ __forceinline__ void from_f (float v, Half *o)     { o->bits = cc_float_to_half (v); }
+__device__ __forceinline__ void from_f (float v, float *o)    { *o = v; }
+__device__ __forceinline__ void from_f (float v, double *o)   { *o = v; }
+
+template <typename T>
+__global__ void
+to_float (const T *in, long long in_pitch, float *out, long long out_pitch,
+          long long count, int rows)
+{
+  const long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x;
+
+  if (i >= count)
+    return;
+  for (int r = blockIdx.y; r < rows; r += gridDim.y)
+    out[r * out_pitch + i] = to_f (in[r * in_pitch + i]);
+}
+
+template <typename T>
+__global__ void
+from_float (const float *in, long long in_pitch, T *out, long long out_pitch,
+            long long count, int rows, const T *copy, long long copy_pitch,
+            int channels, uchar4 mode)
+{
+  const long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x;
+  const unsigned char m[4] = { mode.x, mode.y, mode.z, mode.w };
+  bool copied;
+
+  if (i >= count)
+    return;
+  copied = copy && m[i % channels] == CC_MODE_COPY;
+  for (int r = blockIdx.y; r < rows; r += gridDim.y)
+    if (copied)
+      out[r * out_pitch + i] = copy[r * copy_pitch + i];
+    else
+      from_f (in[r * in_pitch + i], out + r * out_pitch + i);
+}
+
+static void
+grid_for (long long count, int rows, dim3 *grid, dim3 *block)
+{
+  *block = dim3 (256);
+  *grid = dim3 ((unsigned) ((count + 255) / 256), rows < 65535 ? rows : 65535);
+}
+
+template <typename T>
+static cudaError_t
+launch_to (const void *in, long long in_pitch, float *out, long long out_pitch,
+           long long count, int rows, cudaStream_t stream)
+{
+  dim3 grid, block;
+
+  grid_for (count, rows, &grid, &block);
+  to_float<T><<<grid, block, 0, stream>>> ((const T *) in, in_pitch, out, out_pitch,
+                                           count, rows);
+  return cudaGetLastError ();
+}
+
+template <typename T>
+static cudaError_t
+launch_from (const float *in, long long in_pitch, void *out, long long out_pitch,
+             long long count, int rows, const void *copy, long long copy_pitch,
+             int channels, const unsigned char *mode, cudaStream_t stream)
+{
+  dim3 grid, block;
+
+  grid_for (count, rows, &grid, &block);
+  from_float<T><<<grid, block, 0, stream>>> (in, in_pitch, (T *) out, out_pitch, count,
+                                             rows, (const T *) copy, copy_pitch, channels,
+                                             make_uchar4 (mode[0], mode[1], mode[2], mode[3]));
+  return cudaGetLastError ();
+}
+
+cudaError_t
+cc_convert_to_float (CcType type, const void *in, long long in_pitch, float *out,
+                     long long out_pitch, long long count, int rows, cudaStream_t stream)
+{
+  switch (type)
+    {
+    case CC_TYPE_U8:    return launch_to<uint8_t>  (in, in_pitch, out, out_pitch, count, rows, stream);
+    case CC_TYPE_U16:   return launch_to<uint16_t> (in, in_pitch, out, out_pitch, count, rows, stream);
+    case CC_TYPE_U32:   return launch_to<uint32_t> (in, in_pitch, out, out_pitch, count, rows, stream);
+    case CC_TYPE_HALF:  return launch_to<Half>     (in, in_pitch, out, out_pitch, count, rows, stream);
+    case CC_TYPE_FLOAT: return launch_to<float>    (in, in_pitch, out, out_pitch, count, rows, stream);
+    case CC_TYPE_DOUBLE: return launch_to<double>  (in, in_pitch, out, out_pitch, count, rows, stream);
+    default:            return cudaErrorInvalidValue;
+    }
+}
+
+cudaError_t
+cc_convert_from_float (CcType type, const float *in, long long in_pitch, void *out,
+                       long long out_pitch, long long count, int rows,
+                       const void *copy, long long copy_pitch, int channels,
+                       const unsigned char *mode, cudaStream_t stream)
+{
+#define FROM(T) launch_from<T> (in, in_pitch, out, out_pitch, count, rows, copy, \
+                                copy_pitch, channels, mode, stream)
+  switch (type)
+    {
+    case CC_TYPE_U8:     return FROM (uint8_t);
+    case CC_TYPE_U16:    return FROM (uint16_t);
+    case CC_TYPE_U32:    return FROM (uint32_t);
+    case CC_TYPE_HALF:   return FROM (Half);
+    case CC_TYPE_FLOAT:  return FROM (float);
+    case CC_TYPE_DOUBLE: return FROM (double);
+    default:             return cudaErrorInvalidValue;
+    }
+#undef FROM
+}

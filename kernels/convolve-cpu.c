@@ -1,0 +1,325 @@
+/* The CPU path (method "cpu"): worker threads take tiles of the output; each
+ * converts its tile's input, halo included, to float once, border resolved,
+ * then adds one shifted row per mask tap (a loop the compiler vectorises).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "pixel.h"
+#include "samples.h"
+
+#define TILE_W 256   /* output pixels across a tile */
+#define TILE_H 32    /* output rows in a tile */
+
+typedef struct
+{
+  const CcJob      *job;
+  int64_t           tiles_x;
+  int64_t           tiles;
+  atomic_llong      next;
+  atomic_llong      done;
+  atomic_bool       stop;
+  atomic_int        status;
+  pthread_mutex_t   lock;
+  pthread_cond_t    cond;
+  int               running;
+} CpuRun;
+
+typedef struct
+{
+  float *in;     /* (TILE_H + h - 1) rows of (TILE_W + w - 1) * C samples */
+  float *ca;     /* the same, colour times alpha (weighted only) */
+  float *absa;   /* |alpha| per pixel (weighted only) */
+  float *plain;  /* TILE_W * C accumulators */
+  float *kca;
+  float *wabs;   /* TILE_W accumulators */
+  float *out;
+} Scratch;
+
+/* Fills 'in' with the tile's input rows, border resolved, as float. */
+static void
+load_tile (const CcJob *job, int64_t x0, int64_t y0, int64_t in_w, int64_t in_h,
+           Scratch *s)
+{
+  const CcImage *src = job->src;
+  const int C = job->channels;
+  const int rx = (job->mask_width - 1) / 2, ry = (job->mask_height - 1) / 2;
+  const int64_t sx0 = job->out_x + x0 - rx;
+  /* The part of the row inside the source, converted in one run. */
+  const int64_t lo = sx0 < 0 ? 0 : sx0;
+  const int64_t hi = sx0 + in_w > src->width ? src->width : sx0 + in_w;
+
+  for (int64_t r = 0; r < in_h; r++)
+    {
+      int64_t sy = cc_border_index (job->out_y + y0 - ry + r, src->height, job->border);
+      float *dst = s->in + r * in_w * C;
+      const char *row;
+
+      if (sy < 0)
+        {
+          memset (dst, 0, sizeof (float) * in_w * C);
+          continue;
+        }
+      row = (const char *) src->data + sy * src->stride;
+      if (hi > lo)
+        cc_samples_to_float (row, src->type, lo * C, (hi - lo) * C,
+                             dst + (lo - sx0) * C);
+      for (int64_t x = 0; x < in_w; x++)
+        {
+          int64_t sx = sx0 + x, mx;
+
+          if (sx >= lo && sx < hi)
+            continue;
+          mx = cc_border_index (sx, src->width, job->border);
+          if (mx < 0)
+            memset (dst + x * C, 0, sizeof (float) * C);
+          else
+            cc_samples_to_float (row, src->type, mx * C, C, dst + x * C);
+        }
+    }
+
+  if (job->weighted)
+    {
+      const int a = job->alpha;
+
+      for (int64_t p = 0; p < in_w * in_h; p++)
+        {
+          const float *px = s->in + p * C;
+          float alpha = px[a];
+
+          for (int c = 0; c < C; c++)
+            s->ca[p * C + c] = c == a ? alpha : px[c] * alpha;
+          s->absa[p] = fabsf (alpha);
+        }
+    }
+}
+
+/* acc[s] += k * in[s] over a row: the inner loop of every tap. */
+static void
+axpy (float *restrict acc, const float *restrict in, float k, int64_t n)
+{
+  for (int64_t s = 0; s < n; s++)
+    acc[s] += k * in[s];
+}
+
+static void
+compute_tile (const CcJob *job, int64_t x0, int64_t y0, int64_t tw, int64_t th,
+              Scratch *s)
+{
+  const CcImage *src = job->src, *dst = job->dst;
+  const int C = job->channels, w = job->mask_width, h = job->mask_height;
+  const int64_t in_w = tw + w - 1, in_h = th + h - 1;
+  const bool weighted = job->weighted;
+
+  load_tile (job, x0, y0, in_w, in_h, s);
+
+  for (int64_t r = 0; r < th; r++)
+    {
+      char *out_row = (char *) dst->data + (y0 + r) * dst->stride;
+      const char *src_row = (const char *) src->data + (job->out_y + y0 + r) * src->stride;
+
+      memset (s->plain, 0, sizeof (float) * tw * C);
+      if (weighted)
+        {
+          memset (s->kca, 0, sizeof (float) * tw * C);
+          memset (s->wabs, 0, sizeof (float) * tw);
+        }
+      for (int j = 0; j < h; j++)
+        {
+          const int64_t row = (r + j) * in_w;
+
+          for (int i = 0; i < w; i++)
+            {
+              const float k = job->mask[j * w + i];
+
+              if (k == 0.0f)
+                continue;
+              axpy (s->plain, s->in + (row + i) * C, k, tw * C);
+              if (weighted)
+                {
+                  axpy (s->kca, s->ca + (row + i) * C, k, tw * C);
+                  axpy (s->wabs, s->absa + row + i, fabsf (k), tw);
+                }
+            }
+        }
+
+      for (int64_t x = 0; x < tw; x++)
+        for (int c = 0; c < C; c++)
+          {
+            int64_t i = x * C + c;
+
+            switch (job->mode[c])
+              {
+              case CC_MODE_PLAIN:
+                s->out[i] = cc_finish (s->plain[i], job->inv_divisor, job->offset,
+                                       job->clamp);
+                break;
+              case CC_MODE_WEIGHTED:
+                s->out[i] = cc_finish_weighted (s->plain[i], s->kca[i], s->wabs[x],
+                                                job->sum_abs, job->inv_divisor,
+                                                job->offset, job->clamp);
+                break;
+              default:
+                s->out[i] = 0.0f;   /* copied exactly below */
+                break;
+              }
+          }
+      cc_samples_from_float (s->out, tw * C, dst->type,
+                             out_row + x0 * C * cc_type_size (dst->type));
+      for (int c = 0; c < C; c++)
+        if (job->mode[c] == CC_MODE_COPY)
+          for (int64_t x = 0; x < tw; x++)
+            cc_sample_set (out_row, dst->type, (x0 + x) * C + c,
+                           cc_sample_get (src_row, src->type,
+                                          (job->out_x + x0 + x) * C + c));
+    }
+}
+
+static void
+scratch_free (Scratch *s)
+{
+  free (s->in);
+  free (s->ca);
+  free (s->absa);
+  free (s->plain);
+  free (s->kca);
+  free (s->wabs);
+  free (s->out);
+}
+
+static bool
+scratch_alloc (const CcJob *job, Scratch *s)
+{
+  const int C = job->channels;
+  const size_t in_px = (size_t) (TILE_W + job->mask_width - 1) *
+                       (TILE_H + job->mask_height - 1);
+  const bool weighted = job->weighted;
+
+  memset (s, 0, sizeof *s);
+  s->in    = malloc (sizeof (float) * in_px * C);
+  s->plain = malloc (sizeof (float) * TILE_W * C);
+  s->out   = malloc (sizeof (float) * TILE_W * C);
+  if (weighted)
+    {
+      s->ca   = malloc (sizeof (float) * in_px * C);
+      s->absa = malloc (sizeof (float) * in_px);
+      s->kca  = malloc (sizeof (float) * TILE_W * C);
+      s->wabs = malloc (sizeof (float) * TILE_W);
+    }
+  if (!s->in || !s->plain || !s->out ||
+      (weighted && (!s->ca || !s->absa || !s->kca || !s->wabs)))
+    {
+      scratch_free (s);
+      return false;
+    }
+  return true;
+}
+
+static void *
+worker (void *data)
+{
+  CpuRun *run = data;
+  const CcJob *job = run->job;
+  Scratch s;
+  int64_t t;
+
+  if (!scratch_alloc (job, &s))
+    atomic_store (&run->status, CC_ERROR_OUT_OF_MEMORY);
+  else
+    {
+      while (!atomic_load (&run->stop) && (t = atomic_fetch_add (&run->next, 1)) < run->tiles)
+        {
+          int64_t x0 = (t % run->tiles_x) * TILE_W, y0 = (t / run->tiles_x) * TILE_H;
+          int64_t tw = job->dst->width - x0 < TILE_W ? job->dst->width - x0 : TILE_W;
+          int64_t th = job->dst->height - y0 < TILE_H ? job->dst->height - y0 : TILE_H;
+
+          compute_tile (job, x0, y0, tw, th, &s);
+          atomic_fetch_add (&run->done, 1);
+        }
+      scratch_free (&s);
+    }
+
+  pthread_mutex_lock (&run->lock);
+  run->running--;
+  pthread_cond_signal (&run->cond);
+  pthread_mutex_unlock (&run->lock);
+  return NULL;
+}
+
+CcStatus
+cc_cpu_run (CcContext *ctx, const CcJob *job, CcResult *result)
+{
+  CpuRun run;
+  pthread_t threads[256];
+  int n = 0;
+  double t0 = cc_now_ms ();
+  bool cancelled = false;
+
+  if (cc_job_tick (job, 0.0))
+    return cc_fail (result, CC_ERROR_CANCELLED, "cancelled");
+  memset (&run, 0, sizeof run);
+  run.job = job;
+  run.tiles_x = (job->dst->width + TILE_W - 1) / TILE_W;
+  run.tiles = run.tiles_x * ((job->dst->height + TILE_H - 1) / TILE_H);
+  atomic_init (&run.status, CC_OK);
+  pthread_mutex_init (&run.lock, NULL);
+  pthread_cond_init (&run.cond, NULL);
+
+  pthread_mutex_lock (&run.lock);
+  for (int i = 0; i < ctx->threads && i < run.tiles; i++)
+    {
+      if (pthread_create (&threads[n], NULL, worker, &run) != 0)
+        break;
+      n++;
+      run.running++;
+    }
+  /* The caller's thread reports progress and polls for cancel, so that the
+   * callbacks never run on a worker. */
+  while (run.running > 0)
+    {
+      struct timespec ts;
+
+      clock_gettime (CLOCK_REALTIME, &ts);
+      ts.tv_nsec += 50 * 1000000L;
+      if (ts.tv_nsec >= 1000000000L)
+        {
+          ts.tv_sec++;
+          ts.tv_nsec -= 1000000000L;
+        }
+      pthread_cond_timedwait (&run.cond, &run.lock, &ts);
+      pthread_mutex_unlock (&run.lock);
+      if (!cancelled && cc_job_tick (job, (double) atomic_load (&run.done) / run.tiles))
+        {
+          cancelled = true;
+          atomic_store (&run.stop, true);
+        }
+      pthread_mutex_lock (&run.lock);
+    }
+  pthread_mutex_unlock (&run.lock);
+  for (int i = 0; i < n; i++)
+    pthread_join (threads[i], NULL);
+  pthread_mutex_destroy (&run.lock);
+  pthread_cond_destroy (&run.cond);
+
+  result->method_used = CC_METHOD_CPU;
+  result->strips = (int) run.tiles;
+  snprintf (result->device, sizeof result->device, "%s", ctx->cpu_name);
+  result->kernel_ms = cc_now_ms () - t0;
+
+  if (n == 0)
+    return cc_fail (result, CC_ERROR_OUT_OF_MEMORY, "could not start a CPU thread");
+  if (cancelled)
+    return cc_fail (result, CC_ERROR_CANCELLED, "cancelled");
+  if (atomic_load (&run.status) != CC_OK)
+    return cc_fail (result, atomic_load (&run.status),
+                    "out of host memory for the CPU path's tiles");
+  cc_job_tick (job, 1.0);
+  return CC_OK;
+}

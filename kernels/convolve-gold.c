@@ -1,0 +1,86 @@
+/* The CPU reference ("gold"): double precision, one thread, straight from
+ * the definition in convolve.h, for the tests and the bench.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include "engine.h"
+#include "pixel.h"
+#include "samples.h"
+
+static double
+load_sample (const CcImage *im, int64_t x, int64_t y, int c)
+{
+  return cc_sample_get ((const char *) im->data + y * im->stride, im->type,
+                        x * im->channels + c);
+}
+
+static double
+gold_fetch (const CcImage *src, int64_t x, int64_t y, int c, int border)
+{
+  int64_t mx = cc_border_index (x, src->width, border);
+  int64_t my = cc_border_index (y, src->height, border);
+
+  return mx < 0 || my < 0 ? 0.0 : load_sample (src, mx, my, c);
+}
+
+CcStatus
+cc_convolve_gold (const CcImage *src, int64_t out_x, int64_t out_y,
+                  const CcImage *dst, const CcMask *mask, const CcOptions *o)
+{
+  CcResult result;
+  CcJob job;
+  CcStatus status;
+  int w, h, rx, ry;
+  double sum_abs = 0.0;
+
+  if ((status = cc_check_call (src, out_x, out_y, dst, mask, o, &result)) != CC_OK)
+    return status;
+  if (dst->type != CC_TYPE_DOUBLE || dst->on_device || src->on_device)
+    return CC_ERROR_INVALID;
+
+  cc_job_init (&job, src, out_x, out_y, dst, mask, o);
+  w = mask->width;
+  h = mask->height;
+  rx = (w - 1) / 2;
+  ry = (h - 1) / 2;
+  for (int i = 0; i < w * h; i++)
+    sum_abs += fabs (mask->values[i]);
+
+  for (int64_t y = 0; y < dst->height; y++)
+    for (int64_t x = 0; x < dst->width; x++)
+      for (int c = 0; c < job.channels; c++)
+        {
+          int64_t sx = out_x + x, sy = out_y + y;
+          double plain = 0.0, kca = 0.0, wabs = 0.0, v;
+
+          if (job.mode[c] == CC_MODE_COPY)
+            v = load_sample (src, sx, sy, c);
+          else
+            {
+              for (int j = 0; j < h; j++)
+                for (int i = 0; i < w; i++)
+                  {
+                    double k = mask->values[j * w + i];
+                    double s = gold_fetch (src, sx + i - rx, sy + j - ry, c, o->border);
+
+                    plain += k * s;
+                    if (job.mode[c] == CC_MODE_WEIGHTED)
+                      {
+                        double a = gold_fetch (src, sx + i - rx, sy + j - ry,
+                                               job.alpha, o->border);
+                        kca  += k * s * a;
+                        wabs += fabs (k * a);
+                      }
+                  }
+              if (job.mode[c] == CC_MODE_WEIGHTED && wabs != 0.0)
+                plain = kca * sum_abs / wabs;
+              v = plain / mask->divisor + mask->offset;
+              if (o->clamp)
+                v = fmin (fmax (v, 0.0), 1.0);
+            }
+          ((double *) ((char *) dst->data + y * dst->stride))[x * job.channels + c] = v;
+        }
+  return CC_OK;
+}

@@ -1,0 +1,78 @@
+/* The GPU back end of a build without CUDA: every GPU request gets a clear
+ * answer, and 'auto' takes the CPU.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "engine.h"
+
+static const char why[] = "this build has no CUDA support (configured --without-cuda)";
+
+struct _CcGpu *
+cc_gpu_new (void)
+{
+  return NULL;
+}
+
+void
+cc_gpu_free (struct _CcGpu *gpu)
+{
+  (void) gpu;
+}
+
+CcStatus
+cc_gpu_status (struct _CcGpu *gpu, char *message, size_t size)
+{
+  (void) gpu;
+  snprintf (message, size, "%s", why);
+  return CC_ERROR_NO_GPU;
+}
+
+const char *
+cc_gpu_name (struct _CcGpu *gpu)
+{
+  (void) gpu;
+  return "";
+}
+
+CcStatus
+cc_gpu_check (struct _CcGpu *gpu, CcMethod method, int mask_width, int mask_height,
+              int channels, bool weighted, char *message, size_t size)
+{
+  (void) method; (void) mask_width; (void) mask_height; (void) channels; (void) weighted;
+  return cc_gpu_status (gpu, message, size);
+}
+
+CcStatus
+cc_gpu_run (struct _CcGpu *gpu, uint64_t budget, CcMethod method, const CcJob *job,
+            CcResult *result)
+{
+  (void) budget; (void) method; (void) job;
+  return cc_fail (result, cc_gpu_status (gpu, result->message, sizeof result->message),
+                  "%s", why);
+}
+
+CcStatus
+cc_gpu_alloc (struct _CcGpu *gpu, size_t bytes, void **ptr, char *message, size_t size)
+{
+  (void) bytes;
+  *ptr = NULL;
+  return cc_gpu_status (gpu, message, size);
+}
+
+void
+cc_gpu_release (struct _CcGpu *gpu, void *ptr)
+{
+  (void) gpu; (void) ptr;
+}
+
+CcStatus
+cc_gpu_copy (struct _CcGpu *gpu, void *dst, const void *src, size_t bytes,
+             char *message, size_t size)
+{
+  (void) dst; (void) src; (void) bytes;
+  return cc_gpu_status (gpu, message, size);
+}

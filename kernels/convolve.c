@@ -1,0 +1,511 @@
+/* The engine's front: checks a call, turns it into a job and hands it to the
+ * CPU path or the GPU back end.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "pixel.h"
+
+static const char *const method_names[CC_METHOD_COUNT] =
+  { "auto", "cpu", "basic", "constant", "tiled", "caching" };
+
+static const char *const border_names[CC_BORDER_COUNT] =
+  { "zero", "extend", "wrap", "mirror" };
+
+static const char *const type_names[CC_TYPE_COUNT] =
+  { "u8", "u16", "u32", "half", "float", "double" };
+
+static const size_t type_sizes[CC_TYPE_COUNT] = { 1, 2, 4, 2, 4, 8 };
+
+const char *
+cc_method_name (CcMethod method)
+{
+  return (unsigned) method < CC_METHOD_COUNT ? method_names[method] : "?";
+}
+
+bool
+cc_method_from_name (const char *name, CcMethod *method)
+{
+  for (int i = 0; i < CC_METHOD_COUNT; i++)
+    if (name && strcmp (name, method_names[i]) == 0)
+      {
+        *method = (CcMethod) i;
+        return true;
+      }
+  return false;
+}
+
+bool
+cc_method_is_gpu (CcMethod method)
+{
+  return method != CC_METHOD_AUTO && method != CC_METHOD_CPU;
+}
+
+const char *
+cc_border_name (CcBorder border)
+{
+  return (unsigned) border < CC_BORDER_COUNT ? border_names[border] : "?";
+}
+
+bool
+cc_border_from_name (const char *name, CcBorder *border)
+{
+  for (int i = 0; i < CC_BORDER_COUNT; i++)
+    if (name && strcmp (name, border_names[i]) == 0)
+      {
+        *border = (CcBorder) i;
+        return true;
+      }
+  return false;
+}
+
+const char *
+cc_type_name (CcType type)
+{
+  return (unsigned) type < CC_TYPE_COUNT ? type_names[type] : "?";
+}
+
+size_t
+cc_type_size (CcType type)
+{
+  return (unsigned) type < CC_TYPE_COUNT ? type_sizes[type] : 0;
+}
+
+const char *
+cc_status_name (CcStatus status)
+{
+  switch (status)
+    {
+    case CC_OK:                   return "ok";
+    case CC_ERROR_INVALID:        return "invalid argument";
+    case CC_ERROR_NO_DRIVER:      return "no NVIDIA driver";
+    case CC_ERROR_DRIVER_TOO_OLD: return "NVIDIA driver too old";
+    case CC_ERROR_NO_GPU:         return "no GPU";
+    case CC_ERROR_OUT_OF_MEMORY:  return "out of memory";
+    case CC_ERROR_UNSUPPORTED:    return "unsupported";
+    case CC_ERROR_CANCELLED:      return "cancelled";
+    case CC_ERROR_GPU:            return "GPU error";
+    }
+  return "?";
+}
+
+CcStatus
+cc_fail (CcResult *result, CcStatus status, const char *format, ...)
+{
+  va_list args;
+
+  result->status = status;
+  va_start (args, format);
+  vsnprintf (result->message, sizeof result->message, format, args);
+  va_end (args);
+  return status;
+}
+
+double
+cc_now_ms (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+bool
+cc_job_tick (const CcJob *job, double fraction)
+{
+  const CcOptions *o = job->options;
+
+  if (o->progress)
+    o->progress (fraction, o->user_data);
+  return o->cancel && o->cancel (o->user_data);
+}
+
+void
+cc_options_init (CcOptions *options)
+{
+  memset (options, 0, sizeof *options);
+  options->method          = CC_METHOD_AUTO;
+  options->border          = CC_BORDER_EXTEND;
+  options->clamp           = true;
+  options->alpha_weighting = true;
+  options->affect_alpha    = true;
+}
+
+void
+cc_mask_normalize (CcMask *mask)
+{
+  double sum = 0.0;
+
+  for (int i = 0; i < mask->width * mask->height; i++)
+    sum += mask->values[i];
+  if (sum > 0)
+    mask->divisor = sum;
+  else if (sum < 0)
+    {
+      mask->divisor = -sum;
+      mask->offset  = 1.0;
+    }
+  else
+    {
+      mask->divisor = 1.0;
+      mask->offset  = 0.5;
+    }
+}
+
+/* Parses "123", "4K", "512M", "4G". */
+static uint64_t
+parse_bytes (const char *s)
+{
+  char *end;
+  double v;
+
+  errno = 0;
+  v = strtod (s, &end);
+  if (errno || end == s || v < 0)
+    return 0;
+  switch (toupper ((unsigned char) *end))
+    {
+    case 'K': v *= 1024.0; break;
+    case 'M': v *= 1024.0 * 1024.0; break;
+    case 'G': v *= 1024.0 * 1024.0 * 1024.0; break;
+    default: break;
+    }
+  return (uint64_t) v;
+}
+
+CcContext *
+cc_context_new (void)
+{
+  CcContext *ctx = calloc (1, sizeof *ctx);
+  const char *env;
+  long n;
+
+  if (!ctx)
+    return NULL;
+  pthread_mutex_init (&ctx->lock, NULL);
+
+  n = sysconf (_SC_NPROCESSORS_ONLN);
+  env = getenv ("CUDA_CONVOLVE_THREADS");
+  if (env && atoi (env) > 0)
+    n = atoi (env);
+  ctx->threads = n < 1 ? 1 : n > 256 ? 256 : (int) n;
+  snprintf (ctx->cpu_name, sizeof ctx->cpu_name, "CPU (%d thread%s)",
+            ctx->threads, ctx->threads == 1 ? "" : "s");
+
+  env = getenv ("CUDA_CONVOLVE_DEVICE_BUDGET");
+  if (env)
+    ctx->budget = parse_bytes (env);
+
+  ctx->gpu = cc_gpu_new ();
+  return ctx;
+}
+
+void
+cc_context_free (CcContext *ctx)
+{
+  if (!ctx)
+    return;
+  cc_gpu_free (ctx->gpu);
+  pthread_mutex_destroy (&ctx->lock);
+  free (ctx);
+}
+
+CcStatus
+cc_context_gpu_status (CcContext *ctx, char *message, size_t size)
+{
+  return cc_gpu_status (ctx->gpu, message, size);
+}
+
+const char *
+cc_context_device_name (CcContext *ctx)
+{
+  char buf[8];
+
+  if (cc_gpu_status (ctx->gpu, buf, sizeof buf) == CC_OK)
+    return cc_gpu_name (ctx->gpu);
+  return ctx->cpu_name;
+}
+
+void
+cc_context_set_device_budget (CcContext *ctx, uint64_t bytes)
+{
+  pthread_mutex_lock (&ctx->lock);
+  ctx->budget = bytes;
+  pthread_mutex_unlock (&ctx->lock);
+}
+
+static bool
+mask_is_valid (const CcMask *mask, char *message, size_t size)
+{
+  if (!mask || !mask->values)
+    {
+      snprintf (message, size, "no mask given");
+      return false;
+    }
+  if (mask->width < 1 || mask->width > CC_MASK_MAX || !(mask->width & 1) ||
+      mask->height < 1 || mask->height > CC_MASK_MAX || !(mask->height & 1))
+    {
+      snprintf (message, size,
+                "mask size %dx%d: width and height must be odd, 1 to %d",
+                mask->width, mask->height, CC_MASK_MAX);
+      return false;
+    }
+  for (int i = 0; i < mask->width * mask->height; i++)
+    if (!isfinite (mask->values[i]))
+      {
+        snprintf (message, size, "mask value %d (row %d, column %d) is not a finite number",
+                  i, i / mask->width + 1, i % mask->width + 1);
+        return false;
+      }
+  if (!isfinite (mask->divisor) || mask->divisor == 0.0)
+    {
+      snprintf (message, size, "the divisor must be a non-zero finite number");
+      return false;
+    }
+  if (!isfinite (mask->offset))
+    {
+      snprintf (message, size, "the offset must be a finite number");
+      return false;
+    }
+  return true;
+}
+
+static bool
+image_is_valid (const CcImage *im, const char *what, char *message, size_t size)
+{
+  if (!im || !im->data)
+    {
+      snprintf (message, size, "%s: no pixels given", what);
+      return false;
+    }
+  if ((unsigned) im->type >= CC_TYPE_COUNT)
+    {
+      snprintf (message, size, "%s: unknown sample type %d", what, (int) im->type);
+      return false;
+    }
+  if (im->channels < 1 || im->channels > 4)
+    {
+      snprintf (message, size, "%s: %d channels; 1 to 4 are supported", what, im->channels);
+      return false;
+    }
+  if (im->width < 1 || im->height < 1 || im->width > INT32_MAX || im->height > INT32_MAX)
+    {
+      snprintf (message, size, "%s: size %lldx%lld is out of range", what,
+                (long long) im->width, (long long) im->height);
+      return false;
+    }
+  if (im->stride < im->width * im->channels * (int64_t) cc_type_size (im->type) ||
+      im->stride % (int64_t) cc_type_size (im->type) != 0)
+    {
+      snprintf (message, size,
+                "%s: row stride %lld must hold a row and be a multiple of the sample size",
+                what, (long long) im->stride);
+      return false;
+    }
+  return true;
+}
+
+CcStatus
+cc_check_call (const CcImage *src, int64_t out_x, int64_t out_y, const CcImage *dst,
+                  const CcMask *mask, const CcOptions *o, CcResult *result)
+{
+  char m[sizeof result->message];
+  size_t n = sizeof m;
+
+  if (!o)
+    return cc_fail (result, CC_ERROR_INVALID, "no options given");
+  if (!mask_is_valid (mask, m, n) || !image_is_valid (src, "source", m, n) ||
+      !image_is_valid (dst, "output", m, n))
+    return cc_fail (result, CC_ERROR_INVALID, "%s", m);
+  if (src->channels != dst->channels)
+    return cc_fail (result, CC_ERROR_INVALID,
+                    "source has %d channels, output %d: they must match",
+                    src->channels, dst->channels);
+  if (out_x < 0 || out_y < 0 || out_x + dst->width > src->width ||
+      out_y + dst->height > src->height)
+    return cc_fail (result, CC_ERROR_INVALID,
+                    "output rectangle %lldx%lld at (%lld,%lld) is not inside the %lldx%lld source",
+                    (long long) dst->width, (long long) dst->height,
+                    (long long) out_x, (long long) out_y,
+                    (long long) src->width, (long long) src->height);
+  if ((unsigned) o->border >= CC_BORDER_COUNT)
+    return cc_fail (result, CC_ERROR_INVALID, "unknown border mode %d", (int) o->border);
+  if ((unsigned) o->method >= CC_METHOD_COUNT)
+    return cc_fail (result, CC_ERROR_INVALID, "unknown method %d", (int) o->method);
+  if (o->has_alpha && src->channels < 2)
+    return cc_fail (result, CC_ERROR_INVALID,
+                    "an image with alpha needs at least 2 channels");
+  return CC_OK;
+}
+
+void
+cc_job_init (CcJob *job, const CcImage *src, int64_t out_x, int64_t out_y,
+             const CcImage *dst, const CcMask *mask, const CcOptions *o)
+{
+  memset (job, 0, sizeof *job);
+  job->src         = src;
+  job->dst         = dst;
+  job->out_x       = out_x;
+  job->out_y       = out_y;
+  job->channels    = src->channels;
+  job->mask_width  = mask->width;
+  job->mask_height = mask->height;
+  job->inv_divisor = (float) (1.0 / mask->divisor);
+  job->offset      = (float) mask->offset;
+  job->border      = o->border;
+  job->clamp       = o->clamp;
+  job->alpha       = o->has_alpha ? src->channels - 1 : -1;
+  job->options     = o;
+  for (int c = 0; c < src->channels; c++)
+    {
+      if (c == job->alpha)
+        job->mode[c] = o->affect_alpha ? CC_MODE_PLAIN : CC_MODE_COPY;
+      else
+        job->mode[c] = o->has_alpha && o->alpha_weighting ? CC_MODE_WEIGHTED
+                                                          : CC_MODE_PLAIN;
+    }
+  job->weighted = o->has_alpha && o->alpha_weighting;
+}
+
+CcStatus
+cc_method_check (CcContext *ctx, CcMethod method, const CcMask *mask,
+                 char *message, size_t size)
+{
+  if (!mask_is_valid (mask, message, size))
+    return CC_ERROR_INVALID;
+  if (method == CC_METHOD_AUTO || method == CC_METHOD_CPU)
+    return CC_OK;
+  if ((unsigned) method >= CC_METHOD_COUNT)
+    {
+      snprintf (message, size, "unknown method %d", (int) method);
+      return CC_ERROR_INVALID;
+    }
+  return cc_gpu_check (ctx->gpu, method, mask->width, mask->height, 4, true,
+                       message, size);
+}
+
+/* The GPU method 'auto' takes: the fastest of the seed methods measured on
+ * an H100 (see README.md, Benchmarks), falling back to one the mask fits. */
+static CcMethod
+auto_gpu_method (CcContext *ctx, const CcJob *job)
+{
+  static const CcMethod order[] = { CC_METHOD_CONSTANT, CC_METHOD_BASIC };
+  char msg[8];
+
+  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+    if (cc_gpu_check (ctx->gpu, order[i], job->mask_width, job->mask_height,
+                      job->channels, job->weighted, msg, sizeof msg) == CC_OK)
+      return order[i];
+  return CC_METHOD_BASIC;
+}
+
+CcStatus
+cc_convolve (CcContext *ctx, const CcImage *src, int64_t out_x, int64_t out_y,
+             const CcImage *dst, const CcMask *mask, const CcOptions *o,
+             CcResult *result)
+{
+  CcJob job;
+  CcStatus status;
+  float *maskf;
+  double t0 = cc_now_ms ();
+  bool on_device;
+
+  memset (result, 0, sizeof *result);
+  if (!ctx)
+    return cc_fail (result, CC_ERROR_INVALID, "no engine context");
+  if ((status = cc_check_call (src, out_x, out_y, dst, mask, o, result)) != CC_OK)
+    return status;
+
+  on_device = src->on_device || dst->on_device;
+  if (o->method == CC_METHOD_CPU && on_device)
+    return cc_fail (result, CC_ERROR_INVALID,
+                    "the cpu method needs images in host memory");
+
+  maskf = malloc (sizeof (float) * mask->width * mask->height);
+  if (!maskf)
+    return cc_fail (result, CC_ERROR_OUT_OF_MEMORY, "out of host memory for the mask");
+  cc_job_init (&job, src, out_x, out_y, dst, mask, o);
+  for (int i = 0; i < mask->width * mask->height; i++)
+    {
+      maskf[i] = (float) mask->values[i];
+      job.sum_abs += fabsf (maskf[i]);
+    }
+  job.mask = maskf;
+
+  pthread_mutex_lock (&ctx->lock);
+  if (o->method == CC_METHOD_CPU)
+    status = cc_cpu_run (ctx, &job, result);
+  else
+    {
+      char why[sizeof result->message];
+      CcStatus gpu = cc_gpu_status (ctx->gpu, why, sizeof why);
+      CcMethod method = o->method;
+
+      if (gpu != CC_OK && (method != CC_METHOD_AUTO || on_device))
+        status = cc_fail (result, gpu, "%s", why);
+      else if (gpu != CC_OK)
+        {
+          status = cc_cpu_run (ctx, &job, result);
+          if (status == CC_OK)
+            snprintf (result->message, sizeof result->message,
+                      "no GPU used: %.400s", why);
+        }
+      else
+        {
+          if (method == CC_METHOD_AUTO)
+            method = auto_gpu_method (ctx, &job);
+          status = cc_gpu_run (ctx->gpu, ctx->budget, method, &job, result);
+          if (status != CC_OK && o->method == CC_METHOD_AUTO && !on_device &&
+              (status == CC_ERROR_OUT_OF_MEMORY || status == CC_ERROR_GPU))
+            {
+              /* 'auto' promises a result: take the CPU and say why. */
+              snprintf (why, sizeof why, "%s", result->message);
+              status = cc_cpu_run (ctx, &job, result);
+              if (status == CC_OK)
+                snprintf (result->message, sizeof result->message,
+                          "fell back to the CPU: %.400s", why);
+            }
+        }
+    }
+  pthread_mutex_unlock (&ctx->lock);
+  free (maskf);
+
+  result->status = status;
+  result->total_ms = cc_now_ms () - t0;
+  return status;
+}
+
+CcStatus
+cc_device_alloc (CcContext *ctx, size_t bytes, void **ptr)
+{
+  char msg[256];
+
+  return cc_gpu_alloc (ctx->gpu, bytes, ptr, msg, sizeof msg);
+}
+
+void
+cc_device_free (CcContext *ctx, void *ptr)
+{
+  cc_gpu_release (ctx->gpu, ptr);
+}
+
+CcStatus
+cc_device_copy (CcContext *ctx, void *dst, const void *src, size_t bytes,
+                bool to_device)
+{
+  char msg[256];
+
+  (void) to_device;   /* unified addressing tells the direction */
+  return cc_gpu_copy (ctx->gpu, dst, src, bytes, msg, sizeof msg);
+}

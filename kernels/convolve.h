@@ -1,0 +1,218 @@
+/* gimp-cuda-convolve: the convolution engine's public interface.
+ *
+ * Copyright (C) 2026 gimp-cuda-convolve authors
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ *
+ * The engine knows nothing of GIMP.  A caller describes a source image (the
+ * pixels it has, possibly a halo around what it wants changed), an output
+ * rectangle inside it, a mask and options; the engine writes the output.
+ *
+ * Definition (correlation form), mask of odd width w and height h, rx = (w-1)/2,
+ * ry = (h-1)/2, values in the 0..1 scale:
+ *
+ *   out(x,y,c) = S( sum_j sum_i M[j*w+i] * in(x+i-rx, y+j-ry, c) / divisor + offset )
+ *
+ * S clamps to [0,1] when clamping is on.  Coordinates outside the source
+ * image follow the border mode.  With alpha weighting, colour channels use
+ *   S( (sum k*c*a) * (sum |k|) / (sum |k*a|) / divisor + offset )
+ * and the plain formula where sum |k*a| is 0.
+ */
+#ifndef CUDA_CONVOLVE_H
+#define CUDA_CONVOLVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CC_MASK_MAX 127  /* largest mask width or height */
+
+typedef enum
+{
+  CC_OK = 0,
+  CC_ERROR_INVALID,         /* bad argument: sizes, NaN, divisor 0, ... */
+  CC_ERROR_NO_DRIVER,       /* no NVIDIA driver installed */
+  CC_ERROR_DRIVER_TOO_OLD,  /* driver older than this build's CUDA needs */
+  CC_ERROR_NO_GPU,          /* driver present, no usable GPU */
+  CC_ERROR_OUT_OF_MEMORY,   /* host or device memory */
+  CC_ERROR_UNSUPPORTED,     /* this method cannot take this mask or machine */
+  CC_ERROR_CANCELLED,       /* the cancel callback asked to stop */
+  CC_ERROR_GPU              /* any other CUDA failure */
+} CcStatus;
+
+typedef enum
+{
+  CC_TYPE_U8 = 0,
+  CC_TYPE_U16,
+  CC_TYPE_U32,
+  CC_TYPE_HALF,
+  CC_TYPE_FLOAT,
+  CC_TYPE_DOUBLE,
+  CC_TYPE_COUNT
+} CcType;
+
+typedef enum
+{
+  CC_BORDER_ZERO = 0,   /* ghost cells are 0 */
+  CC_BORDER_EXTEND,     /* replicate the edge pixel */
+  CC_BORDER_WRAP,       /* period n */
+  CC_BORDER_MIRROR,     /* ... c b | a b c d | c b a ..., period 2(n-1) */
+  CC_BORDER_COUNT
+} CcBorder;
+
+typedef enum
+{
+  CC_METHOD_AUTO = 0,
+  CC_METHOD_CPU,
+  CC_METHOD_BASIC,
+  CC_METHOD_CONSTANT,
+  CC_METHOD_TILED,
+  CC_METHOD_CACHING,
+  CC_METHOD_COUNT
+} CcMethod;
+
+/* An image: interleaved samples, rows 'stride' bytes apart.  'data' points at
+ * the first sample of pixel (0,0), in host memory or, with on_device, in the
+ * current CUDA device's memory (see cc_device_alloc). */
+typedef struct
+{
+  void    *data;
+  CcType   type;
+  int      channels;   /* 1..4 */
+  int64_t  width;
+  int64_t  height;
+  int64_t  stride;     /* bytes between rows */
+  bool     on_device;
+} CcImage;
+
+typedef struct
+{
+  int            width;    /* odd, 1..CC_MASK_MAX */
+  int            height;   /* odd, 1..CC_MASK_MAX */
+  const double  *values;   /* row-major, width * height */
+  double         divisor;  /* non-zero */
+  double         offset;
+} CcMask;
+
+typedef void (*CcProgressFunc) (double fraction, void *user_data);
+typedef bool (*CcCancelFunc)   (void *user_data);
+
+typedef struct
+{
+  CcMethod       method;
+  CcBorder       border;
+  bool           clamp;            /* clamp results to [0,1] */
+  bool           has_alpha;        /* the last channel is alpha */
+  bool           alpha_weighting;  /* weight colour by alpha (needs has_alpha) */
+  bool           affect_alpha;     /* convolve alpha too; else it is copied */
+  CcProgressFunc progress;         /* called from the caller's thread, may be NULL */
+  CcCancelFunc   cancel;           /* polled from the caller's thread, may be NULL */
+  void          *user_data;
+} CcOptions;
+
+typedef struct
+{
+  CcStatus  status;
+  char      message[512];    /* why it failed, or a note on a fallback */
+  CcMethod  method_used;
+  char      device[256];     /* "CPU (N threads)" or the GPU's name */
+  double    upload_ms;
+  double    kernel_ms;       /* convolution, conversions included */
+  double    download_ms;
+  double    total_ms;        /* wall time of the whole call */
+  int       strips;          /* pieces the image was processed in */
+} CcResult;
+
+typedef struct _CcContext CcContext;
+
+/* Defaults: method auto, border extend, clamp on, alpha weighting on,
+ * affect alpha on, no alpha channel. */
+void         cc_options_init         (CcOptions *options);
+
+/* A context holds the device, its stream and scratch buffers; make one and
+ * reuse it.  GPU start-up begins at once on a helper thread, so the caller can
+ * do other work meanwhile.  Two threads may use one context at once (calls are
+ * serialised) or one context each. */
+CcContext   *cc_context_new          (void);
+void         cc_context_free         (CcContext *ctx);
+
+/* Whether a GPU can be used; when not, why (status and message).  Waits for
+ * start-up to finish. */
+CcStatus     cc_context_gpu_status   (CcContext *ctx, char *message, size_t size);
+const char  *cc_context_device_name  (CcContext *ctx);
+
+/* Upper bound on the device memory one call may use, in bytes; 0 means the
+ * free memory.  The environment variable CUDA_CONVOLVE_DEVICE_BUDGET (bytes,
+ * or with a K/M/G suffix) sets the initial value.  Images that do not fit are
+ * processed in strips. */
+void         cc_context_set_device_budget (CcContext *ctx, uint64_t bytes);
+
+/* Convolve the source image 'src' into 'dst'.  Pixel (x,y) of 'dst' is the
+ * result at (out_x + x, out_y + y) of 'src'; that rectangle must lie inside
+ * 'src'.  Border modes apply only beyond 'src'.  'src' and 'dst' must not
+ * overlap; they have the same channel count, and may differ in type and in
+ * where they live.  On failure 'dst' may be partly written. */
+CcStatus     cc_convolve             (CcContext       *ctx,
+                                      const CcImage   *src,
+                                      int64_t          out_x,
+                                      int64_t          out_y,
+                                      const CcImage   *dst,
+                                      const CcMask    *mask,
+                                      const CcOptions *options,
+                                      CcResult        *result);
+
+/* GIMP's normalize rule: sum > 0: divisor = sum, offset unchanged;
+ * sum < 0: divisor = -sum, offset = 1; sum = 0: divisor = 1, offset = 0.5. */
+void         cc_mask_normalize       (CcMask *mask);
+
+/* Whether a method can run this mask with these options on this context, and
+ * if not, why (CC_ERROR_* and a message). */
+CcStatus     cc_method_check         (CcContext       *ctx,
+                                      CcMethod         method,
+                                      const CcMask    *mask,
+                                      char            *message,
+                                      size_t           size);
+
+/* The text form of a mask: rows separated by ';' (or new lines), values by
+ * ',', e.g. "0,1,0;1,-4,1;0,1,0".  Parsing checks sizes and finiteness and
+ * returns malloc'd row-major values; formatting returns a malloc'd string
+ * that parses back to the same values. */
+bool         cc_mask_parse           (const char *text, int *width, int *height,
+                                      double **values, char *message, size_t size);
+char        *cc_mask_format          (int width, int height, const double *values);
+
+/* Names, as the tool and the GIMP procedure spell them. */
+const char  *cc_method_name          (CcMethod method);
+bool         cc_method_from_name     (const char *name, CcMethod *method);
+bool         cc_method_is_gpu        (CcMethod method);
+const char  *cc_border_name          (CcBorder border);
+bool         cc_border_from_name     (const char *name, CcBorder *border);
+const char  *cc_type_name            (CcType type);
+size_t       cc_type_size            (CcType type);
+const char  *cc_status_name          (CcStatus status);
+
+/* Device memory for on_device images (tests, the bench).  They return
+ * CC_ERROR_* when no GPU is usable. */
+CcStatus     cc_device_alloc         (CcContext *ctx, size_t bytes, void **ptr);
+void         cc_device_free          (CcContext *ctx, void *ptr);
+CcStatus     cc_device_copy          (CcContext *ctx, void *dst, const void *src,
+                                      size_t bytes, bool to_device);
+
+/* The CPU reference ("gold"): double precision, one thread, no shortcuts.
+ * Writes 'dst' as double samples (dst->type must be CC_TYPE_DOUBLE, in host
+ * memory), before any rounding to an integer type. */
+CcStatus     cc_convolve_gold        (const CcImage   *src,
+                                      int64_t          out_x,
+                                      int64_t          out_y,
+                                      const CcImage   *dst,
+                                      const CcMask    *mask,
+                                      const CcOptions *options);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUDA_CONVOLVE_H */

@@ -1,0 +1,118 @@
+/* What the CUDA back end's files share: the arguments every convolution
+ * kernel takes and the launchers of each kernel family.  Internal to kernels/.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#ifndef CC_CUDA_KERNELS_CUH
+#define CC_CUDA_KERNELS_CUH
+
+#include <cuda_runtime.h>
+
+#include "engine.h"
+#include "pixel.h"
+
+/* A float image on the device, 'pitch' floats between rows. */
+struct DevImage
+{
+  float     *data;
+  long long  pitch;
+  int        width;
+  int        height;
+};
+
+struct ConvArgs
+{
+  DevImage       src;        /* the input; border modes apply beyond it */
+  DevImage       dst;
+  int            out_x;      /* dst (0,0) sits at src (out_x, out_y) */
+  int            out_y;
+  int            channels;
+  int            alpha;      /* alpha channel or -1 */
+  int            weighted;   /* some channel is CC_MODE_WEIGHTED */
+  unsigned char  mode[4];
+  int            mask_width;
+  int            mask_height;
+  int            border_x;
+  int            border_y;
+  float          inv_divisor;
+  float          offset;
+  float          sum_abs;
+  int            clamp;
+  const float   *mask;       /* the mask in global memory */
+};
+
+/* Where a sample comes from, and a mask tap, for the generic per-sample loop:
+ * the methods differ only in these. */
+__device__ __forceinline__ float
+fetch_global (const ConvArgs &a, int x, int y, int c)
+{
+  long long mx = cc_border_index (x, a.src.width, a.border_x);
+  long long my = cc_border_index (y, a.src.height, a.border_y);
+
+  if (mx < 0 || my < 0)
+    return 0.0f;
+  return __ldg (a.src.data + my * a.src.pitch + mx * a.channels + c);
+}
+
+/* One output sample at source position (x, y), channel c. */
+template <class Taps, class Fetch>
+__device__ __forceinline__ float
+conv_sample (const ConvArgs &a, const Taps &taps, const Fetch &fetch,
+             int x, int y, int c)
+{
+  const int w = a.mask_width, h = a.mask_height;
+  const int x0 = x - (w - 1) / 2, y0 = y - (h - 1) / 2;
+  const int mode = a.mode[c];
+  float plain = 0.0f, kca = 0.0f, wabs = 0.0f;
+
+  if (mode == CC_MODE_COPY)
+    return fetch (x, y, c);
+  if (mode == CC_MODE_PLAIN)
+    {
+      for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++)
+          plain += taps (j * w + i) * fetch (x0 + i, y0 + j, c);
+      return cc_finish (plain, a.inv_divisor, a.offset, a.clamp);
+    }
+  for (int j = 0; j < h; j++)
+    for (int i = 0; i < w; i++)
+      {
+        float k = taps (j * w + i);
+        float v = fetch (x0 + i, y0 + j, c);
+        float al = fetch (x0 + i, y0 + j, a.alpha);
+
+        plain += k * v;
+        kca   += k * v * al;
+        wabs  += fabsf (k * al);
+      }
+  return cc_finish_weighted (plain, kca, wabs, a.sum_abs, a.inv_divisor,
+                             a.offset, a.clamp);
+}
+
+/* seed-kernels.cu: basic, constant, tiled and caching, each taking 1D masks
+ * with a 1D block (after seed 000) and 2D masks with a 2D block (seeds 001
+ * and 004).  Methods other than basic read the mask from __constant__
+ * memory, one per device, so a caller holds cc_seed_constant_lock from
+ * cc_seed_set_mask until its last launch has finished. */
+extern pthread_mutex_t cc_seed_constant_lock;
+bool        cc_seed_uses_constant (CcMethod method);
+cudaError_t cc_seed_set_mask      (const float *mask, int count, cudaStream_t stream);
+size_t      cc_seed_shared_bytes  (CcMethod method, int mask_width, int mask_height,
+                                   bool weighted);
+cudaError_t cc_seed_launch        (CcMethod method, const ConvArgs &args,
+                                   cudaStream_t stream);
+
+/* convert-kernels.cu: samples of any type to float and back.  'count' samples
+ * a row; pitches in samples.  With 'copy' set, channels whose mode is
+ * CC_MODE_COPY are copied bit for bit from it (same type as 'out'). */
+cudaError_t cc_convert_to_float   (CcType type, const void *in, long long in_pitch,
+                                   float *out, long long out_pitch,
+                                   long long count, int rows, cudaStream_t stream);
+cudaError_t cc_convert_from_float (CcType type, const float *in, long long in_pitch,
+                                   void *out, long long out_pitch,
+                                   long long count, int rows,
+                                   const void *copy, long long copy_pitch,
+                                   int channels, const unsigned char *mode,
+                                   cudaStream_t stream);
+
+#endif /* CC_CUDA_KERNELS_CUH */

@@ -1,0 +1,90 @@
+/* The engine's insides, shared by its front (convolve.c), the CPU path and
+ * the CUDA backend.  Not for callers: they use convolve.h.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#ifndef CC_ENGINE_H
+#define CC_ENGINE_H
+
+#include <pthread.h>
+
+#include "convolve.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A validated call, in the form the back ends take. */
+typedef struct
+{
+  const CcImage   *src;
+  const CcImage   *dst;
+  int64_t          out_x;
+  int64_t          out_y;
+  int              channels;
+  int              mask_width;
+  int              mask_height;
+  const float     *mask;         /* row-major, float */
+  float            inv_divisor;
+  float            offset;
+  float            sum_abs;      /* sum |k|, for alpha weighting */
+  int              border;
+  int              clamp;
+  unsigned char    mode[4];      /* CC_MODE_* per channel */
+  bool             weighted;     /* some channel is CC_MODE_WEIGHTED */
+  int              alpha;        /* alpha channel, or -1 */
+  const CcOptions *options;      /* progress and cancel */
+} CcJob;
+
+struct _CcContext
+{
+  pthread_mutex_t  lock;         /* one call at a time per context */
+  uint64_t         budget;       /* device bytes per call, 0 = free memory */
+  int              threads;      /* CPU worker threads */
+  char             cpu_name[64];
+  struct _CcGpu   *gpu;          /* NULL when built without CUDA */
+};
+
+/* Formats 'result->message' and sets its status; returns the status. */
+CcStatus cc_fail (CcResult *result, CcStatus status, const char *format, ...)
+  __attribute__ ((format (printf, 3, 4)));
+
+/* Checks what a call asks for, whatever the method. */
+CcStatus cc_check_call (const CcImage *src, int64_t out_x, int64_t out_y,
+                        const CcImage *dst, const CcMask *mask,
+                        const CcOptions *options, CcResult *result);
+
+/* Fills a job from a checked call; the caller sets mask and sum_abs. */
+void     cc_job_init (CcJob *job, const CcImage *src, int64_t out_x, int64_t out_y,
+                      const CcImage *dst, const CcMask *mask, const CcOptions *options);
+
+/* Milliseconds on a monotonic clock. */
+double   cc_now_ms (void);
+
+/* Reports progress and polls for cancel; true when the caller cancelled. */
+bool     cc_job_tick (const CcJob *job, double fraction);
+
+/* The CPU path (convolve-cpu.c). */
+CcStatus cc_cpu_run (CcContext *ctx, const CcJob *job, CcResult *result);
+
+/* The GPU back end (convolve-cuda.cu, or convolve-nocuda.c without CUDA). */
+struct _CcGpu *cc_gpu_new        (void);
+void           cc_gpu_free       (struct _CcGpu *gpu);
+CcStatus       cc_gpu_status     (struct _CcGpu *gpu, char *message, size_t size);
+const char    *cc_gpu_name       (struct _CcGpu *gpu);
+CcStatus       cc_gpu_check      (struct _CcGpu *gpu, CcMethod method,
+                                  int mask_width, int mask_height, int channels,
+                                  bool weighted, char *message, size_t size);
+CcStatus       cc_gpu_run        (struct _CcGpu *gpu, uint64_t budget, CcMethod method,
+                                  const CcJob *job, CcResult *result);
+CcStatus       cc_gpu_alloc      (struct _CcGpu *gpu, size_t bytes, void **ptr,
+                                  char *message, size_t size);
+void           cc_gpu_release    (struct _CcGpu *gpu, void *ptr);
+CcStatus       cc_gpu_copy       (struct _CcGpu *gpu, void *dst, const void *src,
+                                  size_t bytes, char *message, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CC_ENGINE_H */

@@ -1,0 +1,135 @@
+/* The text form of a mask: "0,1,0;1,-4,1;0,1,0".
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convolve.h"
+
+bool
+cc_mask_parse (const char *text, int *width, int *height, double **values,
+               char *message, size_t size)
+{
+  const char *p = text;
+  double *v = malloc (sizeof (double) * CC_MASK_MAX * CC_MASK_MAX);
+  int n = 0, rows = 0, cols = 0, in_row = 0;
+
+  if (!v)
+    {
+      snprintf (message, size, "out of memory");
+      return false;
+    }
+  for (;;)
+    {
+      char *end;
+      double x;
+
+      while (*p == ' ' || *p == '\t' || *p == '\r')
+        p++;
+      errno = 0;
+      x = strtod (p, &end);
+      if (end == p)
+        {
+          snprintf (message, size, "matrix: expected a number at \"%.20s\"", p);
+          goto fail;
+        }
+      if (errno == ERANGE || !isfinite (x))
+        {
+          snprintf (message, size, "matrix: value \"%.*s\" is not a finite number",
+                    (int) (end - p > 20 ? 20 : end - p), p);
+          goto fail;
+        }
+      if (++in_row > CC_MASK_MAX || n >= CC_MASK_MAX * CC_MASK_MAX)
+        {
+          snprintf (message, size, "matrix: more than %d values in a row", CC_MASK_MAX);
+          goto fail;
+        }
+      v[n++] = x;
+      p = end;
+      while (*p == ' ' || *p == '\t' || *p == '\r')
+        p++;
+      if (*p == ',')
+        {
+          p++;
+          continue;
+        }
+      if (*p != ';' && *p != '\n' && *p != '\0')
+        {
+          snprintf (message, size, "matrix: unexpected \"%c\"; separate values with ',' "
+                    "and rows with ';'", *p);
+          goto fail;
+        }
+      /* A row ends. */
+      if (rows == 0)
+        cols = in_row;
+      else if (in_row != cols)
+        {
+          snprintf (message, size, "matrix: row %d has %d values, row 1 has %d",
+                    rows + 1, in_row, cols);
+          goto fail;
+        }
+      rows++;
+      in_row = 0;
+      if (*p == ';')
+        p++;
+      while (isspace ((unsigned char) *p))
+        p++;
+      if (*p == '\0')
+        break;
+      if (*p == ';')
+        {
+          snprintf (message, size, "matrix: row %d is empty", rows + 1);
+          goto fail;
+        }
+      if (rows >= CC_MASK_MAX)
+        {
+          snprintf (message, size, "matrix: more than %d rows", CC_MASK_MAX);
+          goto fail;
+        }
+    }
+  if (!(cols & 1) || !(rows & 1))
+    {
+      snprintf (message, size, "matrix is %dx%d: width and height must be odd", cols, rows);
+      goto fail;
+    }
+  *width = cols;
+  *height = rows;
+  *values = v;
+  return true;
+
+fail:
+  free (v);
+  return false;
+}
+
+char *
+cc_mask_format (int width, int height, const double *values)
+{
+  /* 26 bytes a value hold "%.17g" and a separator. */
+  size_t cap = (size_t) width * height * 26 + 1;
+  char *s = malloc (cap), *p = s;
+
+  if (!s)
+    return NULL;
+  for (int j = 0; j < height; j++)
+    for (int i = 0; i < width; i++)
+      {
+        double v = values[j * width + i];
+        char num[32];
+
+        /* The shortest of %.15g and %.17g that reads back the same. */
+        snprintf (num, sizeof num, "%.15g", v);
+        if (strtod (num, NULL) != v)
+          snprintf (num, sizeof num, "%.17g", v);
+        p += snprintf (p, cap - (p - s), "%s%s", num,
+                       i + 1 < width ? "," : j + 1 < height ? ";" : "");
+      }
+  return s;
+}

@@ -1,0 +1,166 @@
+/* Helpers shared by the CPU path, the gold and the CUDA kernels: border
+ * mapping, the per-sample finishing formula and sample conversions.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#ifndef CC_PIXEL_H
+#define CC_PIXEL_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "convolve.h"
+
+#ifdef __CUDACC__
+#define CC_HD __host__ __device__ __forceinline__
+#else
+#define CC_HD static inline
+#endif
+
+/* How one channel is computed. */
+enum
+{
+  CC_MODE_PLAIN = 0,   /* the plain formula */
+  CC_MODE_WEIGHTED,    /* alpha-weighted colour */
+  CC_MODE_COPY         /* copied from the source */
+};
+
+/* Maps coordinate i onto 0..n-1 by the border mode; -1 means "zero". */
+CC_HD int64_t
+cc_border_index (int64_t i, int64_t n, int border)
+{
+  if (i >= 0 && i < n)
+    return i;
+  switch (border)
+    {
+    case CC_BORDER_ZERO:
+      return -1;
+    case CC_BORDER_EXTEND:
+      return i < 0 ? 0 : n - 1;
+    case CC_BORDER_WRAP:
+      i %= n;
+      return i < 0 ? i + n : i;
+    default:
+      {
+        /* Mirror without repeating the edge: period 2(n-1). */
+        int64_t p = 2 * (n - 1);
+        if (p == 0)
+          return 0;
+        i %= p;
+        if (i < 0)
+          i += p;
+        return i < n ? i : p - i;
+      }
+    }
+}
+
+/* The divisor, offset and clamping step; 'weighted' carries the alpha-weighted
+ * sums, falling back to the plain sum where sum |k*a| is 0. */
+CC_HD float
+cc_finish (float plain, float inv_divisor, float offset, int clamp)
+{
+  float v = plain * inv_divisor + offset;
+  return clamp ? fminf (fmaxf (v, 0.0f), 1.0f) : v;
+}
+
+CC_HD float
+cc_finish_weighted (float plain, float kca, float wabs, float sum_abs,
+                    float inv_divisor, float offset, int clamp)
+{
+  if (wabs != 0.0f)
+    plain = kca * (sum_abs / wabs);
+  return cc_finish (plain, inv_divisor, offset, clamp);
+}
+
+/* IEEE half <-> float, round to nearest even (host side; CUDA has its own). */
+CC_HD float
+cc_half_to_float (uint16_t h)
+{
+  uint32_t sign = (uint32_t) (h & 0x8000) << 16;
+  uint32_t exp  = (h >> 10) & 0x1f;
+  uint32_t man  = h & 0x3ff;
+  uint32_t bits;
+  union { uint32_t u; float f; } v;
+
+  if (exp == 0x1f)
+    bits = sign | 0x7f800000 | (man << 13);
+  else if (exp != 0)
+    bits = sign | ((exp + 112) << 23) | (man << 13);
+  else if (man == 0)
+    bits = sign;
+  else
+    {
+      /* Subnormal half: normalise. */
+      exp = 113;
+      while (!(man & 0x400))
+        {
+          man <<= 1;
+          exp--;
+        }
+      bits = sign | (exp << 23) | ((man & 0x3ff) << 13);
+    }
+  v.u = bits;
+  return v.f;
+}
+
+CC_HD uint16_t
+cc_float_to_half (float f)
+{
+  union { float f; uint32_t u; } v;
+  uint32_t sign, exp, man;
+
+  v.f = f;
+  sign = (v.u >> 16) & 0x8000;
+  exp  = (v.u >> 23) & 0xff;
+  man  = v.u & 0x7fffff;
+
+  if (exp == 0xff)
+    return (uint16_t) (sign | 0x7c00 | (man ? 0x200 : 0));
+  if (exp > 142)                       /* >= 65520 after rounding: inf */
+    return (uint16_t) (sign | 0x7c00);
+  if (exp >= 113)                      /* normal half */
+    {
+      uint32_t h = ((exp - 112) << 10) | (man >> 13);
+      uint32_t rest = man & 0x1fff;
+      if (rest > 0x1000 || (rest == 0x1000 && (h & 1)))
+        h++;                           /* may carry into the exponent: right */
+      return (uint16_t) (sign | h);
+    }
+  if (exp >= 102)                      /* subnormal half */
+    {
+      uint32_t m = man | 0x800000;
+      uint32_t shift = 126 - exp;
+      uint32_t h = m >> shift;
+      uint32_t rest = m & ((1u << shift) - 1);
+      uint32_t half = 1u << (shift - 1);
+      if (rest > half || (rest == half && (h & 1)))
+        h++;
+      return (uint16_t) (sign | h);
+    }
+  return (uint16_t) sign;
+}
+
+/* Integer samples map 0..max onto 0..1; going back they are clamped to the
+ * type's range and rounded to nearest, as babl does. */
+CC_HD uint8_t
+cc_float_to_u8 (float v)
+{
+  v = fminf (fmaxf (v, 0.0f), 1.0f);
+  return (uint8_t) (v * 255.0f + 0.5f);
+}
+
+CC_HD uint16_t
+cc_float_to_u16 (float v)
+{
+  v = fminf (fmaxf (v, 0.0f), 1.0f);
+  return (uint16_t) (v * 65535.0f + 0.5f);
+}
+
+CC_HD uint32_t
+cc_double_to_u32 (double v)
+{
+  v = fmin (fmax (v, 0.0), 1.0);
+  return (uint32_t) (v * 4294967295.0 + 0.5);
+}
+
+#endif /* CC_PIXEL_H */

@@ -1,0 +1,117 @@
+/* Rows of samples of any type to float and back (host side).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include "pixel.h"
+#include "samples.h"
+
+void
+cc_samples_to_float (const void *row, CcType type, int64_t first, int64_t count,
+                     float *out)
+{
+  int64_t i;
+
+  switch (type)
+    {
+    case CC_TYPE_U8:
+      for (i = 0; i < count; i++)
+        out[i] = ((const uint8_t *) row)[first + i] * (1.0f / 255.0f);
+      break;
+    case CC_TYPE_U16:
+      for (i = 0; i < count; i++)
+        out[i] = ((const uint16_t *) row)[first + i] * (1.0f / 65535.0f);
+      break;
+    case CC_TYPE_U32:
+      for (i = 0; i < count; i++)
+        out[i] = (float) (((const uint32_t *) row)[first + i] / 4294967295.0);
+      break;
+    case CC_TYPE_HALF:
+      for (i = 0; i < count; i++)
+        out[i] = cc_half_to_float (((const uint16_t *) row)[first + i]);
+      break;
+    case CC_TYPE_FLOAT:
+      for (i = 0; i < count; i++)
+        out[i] = ((const float *) row)[first + i];
+      break;
+    default:
+      for (i = 0; i < count; i++)
+        out[i] = (float) ((const double *) row)[first + i];
+      break;
+    }
+}
+
+void
+cc_samples_from_float (const float *in, int64_t count, CcType type, void *row)
+{
+  int64_t i;
+
+  switch (type)
+    {
+    case CC_TYPE_U8:
+      for (i = 0; i < count; i++)
+        ((uint8_t *) row)[i] = cc_float_to_u8 (in[i]);
+      break;
+    case CC_TYPE_U16:
+      for (i = 0; i < count; i++)
+        ((uint16_t *) row)[i] = cc_float_to_u16 (in[i]);
+      break;
+    case CC_TYPE_U32:
+      for (i = 0; i < count; i++)
+        ((uint32_t *) row)[i] = cc_double_to_u32 (in[i]);
+      break;
+    case CC_TYPE_HALF:
+      for (i = 0; i < count; i++)
+        ((uint16_t *) row)[i] = cc_float_to_half (in[i]);
+      break;
+    case CC_TYPE_FLOAT:
+      for (i = 0; i < count; i++)
+        ((float *) row)[i] = in[i];
+      break;
+    default:
+      for (i = 0; i < count; i++)
+        ((double *) row)[i] = in[i];
+      break;
+    }
+}
+
+double
+cc_sample_get (const void *row, CcType type, int64_t i)
+{
+  switch (type)
+    {
+    case CC_TYPE_U8:    return ((const uint8_t *) row)[i] / 255.0;
+    case CC_TYPE_U16:   return ((const uint16_t *) row)[i] / 65535.0;
+    case CC_TYPE_U32:   return ((const uint32_t *) row)[i] / 4294967295.0;
+    case CC_TYPE_HALF:  return cc_half_to_float (((const uint16_t *) row)[i]);
+    case CC_TYPE_FLOAT: return ((const float *) row)[i];
+    default:            return ((const double *) row)[i];
+    }
+}
+
+void
+cc_sample_set (void *row, CcType type, int64_t i, double v)
+{
+  switch (type)
+    {
+    case CC_TYPE_U8:
+      ((uint8_t *) row)[i] = (uint8_t) (fmin (fmax (v, 0.0), 1.0) * 255.0 + 0.5);
+      break;
+    case CC_TYPE_U16:
+      ((uint16_t *) row)[i] = (uint16_t) (fmin (fmax (v, 0.0), 1.0) * 65535.0 + 0.5);
+      break;
+    case CC_TYPE_U32:
+      ((uint32_t *) row)[i] = cc_double_to_u32 (v);
+      break;
+    case CC_TYPE_HALF:
+      ((uint16_t *) row)[i] = cc_float_to_half ((float) v);
+      break;
+    case CC_TYPE_FLOAT:
+      ((float *) row)[i] = (float) v;
+      break;
+    default:
+      ((double *) row)[i] = v;
+      break;
+    }
+}

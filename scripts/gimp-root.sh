@@ -1,0 +1,78 @@
+#!/bin/sh
+# Provision (once) and enter a Debian 13 root with GIMP 3, for hosts whose
+# distribution has no GIMP 3 package (Debian 12).  The root lives outside the
+# clone and is reused.  See README.md, "Install".
+#
+#   scripts/gimp-root.sh provision     create the root if it is missing
+#   scripts/gimp-root.sh run CMD...    run CMD inside it, in this directory
+set -eu
+
+ROOT=${GIMP_ROOT:-/var/cache/gimp-cuda-convolve/trixie}
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+PACKAGES="gimp libgimp-3.0-dev gcc g++ make autoconf automake pkg-config
+          python3-gi gir1.2-gimp-3.0 xvfb xauth imagemagick x11-utils xdotool
+          ca-certificates"
+
+mirror ()
+{
+  # The host's own Debian mirror, so a machine behind a local mirror works.
+  m=$(grep -hs -m1 '^URIs:.*/debian$' /etc/apt/sources.list.d/*.sources | awk '{print $2}')
+  [ -n "$m" ] || m=$(grep -hs -m1 '^deb .*/debian ' /etc/apt/sources.list | awk '{print $2}')
+  echo "${m:-http://deb.debian.org/debian}"
+}
+
+provision ()
+{
+  [ -x "$ROOT/usr/bin/gimp-console-3.0" ] && return 0
+  command -v debootstrap >/dev/null ||
+    { apt-get update -qq && apt-get install -y -qq debootstrap >/dev/null; }
+  rm -rf "$ROOT.tmp"
+  mkdir -p "$ROOT.tmp"
+  echo "gimp-root: debootstrap trixie into $ROOT (about 2 minutes, once)" >&2
+  debootstrap --variant=minbase trixie "$ROOT.tmp" "$(mirror)" >/dev/null
+  cp /etc/resolv.conf "$ROOT.tmp/etc/resolv.conf"
+  mount -t proc proc "$ROOT.tmp/proc"
+  trap 'umount "$ROOT.tmp/proc"' EXIT
+  chroot "$ROOT.tmp" sh -c "apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(echo $PACKAGES) >/dev/null"
+  umount "$ROOT.tmp/proc"
+  trap - EXIT
+  mv "$ROOT.tmp" "$ROOT"
+}
+
+run ()
+{
+  here=$(pwd)
+  mounted=""
+  cleanup ()
+  {
+    for m in $mounted; do umount -l "$m" 2>/dev/null || true; done
+  }
+  trap cleanup EXIT INT TERM
+  bind ()   # bind SRC DST [ro]
+  {
+    mkdir -p "$2"
+    mount --rbind "$1" "$2"
+    mount --make-rslave "$2"
+    [ "${3:-}" = ro ] && mount -o remount,bind,ro "$2" 2>/dev/null || true
+    mounted="$2 $mounted"
+  }
+  mount -t proc proc "$ROOT/proc";  mounted="$ROOT/proc $mounted"
+  mount -t sysfs sys "$ROOT/sys";   mounted="$ROOT/sys $mounted"
+  bind /dev "$ROOT/dev"
+  bind "$here" "$ROOT$here"
+  if [ -d "$CUDA_HOME/" ]; then
+    real=$(readlink -f "$CUDA_HOME")
+    bind "$real" "$ROOT$real" ro
+    [ "$real" = /usr/local/cuda ] || ln -sfn "$real" "$ROOT/usr/local/cuda"
+  fi
+  chroot "$ROOT" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" \
+    PATH=/usr/local/cuda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    sh -c 'cd "$1" && shift && exec "$@"' sh "$here" "$@"
+}
+
+case "${1:-}" in
+  provision) provision ;;
+  run) shift; provision; run "$@" ;;
+  *) echo "usage: $0 provision | run CMD..." >&2; exit 2 ;;
+esac

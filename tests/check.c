@@ -1,0 +1,548 @@
+/* Test harness shared by test-cpu and test-gpu.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+
+_Atomic int check_failures;
+static _Thread_local uint64_t rng_state;
+static uint64_t base_seed;
+
+bool
+check_expect (bool ok, const char *file, int line, const char *format, ...)
+{
+  va_list args;
+
+  if (ok)
+    return true;
+  check_failures++;
+  fprintf (stderr, "FAIL %s:%d: ", file, line);
+  va_start (args, format);
+  vfprintf (stderr, format, args);
+  va_end (args);
+  fputc ('\n', stderr);
+  return false;
+}
+
+void
+check_seed (void)
+{
+  const char *env = getenv ("CHECK_SEED");
+
+  base_seed = env ? strtoull (env, NULL, 0) : (uint64_t) time (NULL);
+  printf ("random seed %llu (set CHECK_SEED to repeat)\n", (unsigned long long) base_seed);
+  check_reseed (0);
+}
+
+void
+check_reseed (uint64_t stream)
+{
+  rng_state = (base_seed + stream) * 2654435761u + 0x9e3779b97f4a7c15ull;
+}
+
+uint64_t
+check_rand (void)
+{
+  /* xorshift64* */
+  rng_state ^= rng_state >> 12;
+  rng_state ^= rng_state << 25;
+  rng_state ^= rng_state >> 27;
+  return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+double
+check_uniform (double lo, double hi)
+{
+  return lo + (hi - lo) * ((check_rand () >> 11) * (1.0 / 9007199254740992.0));
+}
+
+static uint16_t
+to_half (float v)
+{
+  /* Through the engine's own converter would test it against itself:
+   * truncate instead, which is a valid half near v for test data. */
+  union { float f; uint32_t u; } x = { v };
+  uint32_t sign = (x.u >> 16) & 0x8000, exp = (x.u >> 23) & 0xff;
+  if (exp < 113)
+    return (uint16_t) sign;
+  return (uint16_t) (sign | ((exp - 112) << 10) | ((x.u >> 13) & 0x3ff));
+}
+
+/* One random sample of a type: integers over their whole range; floats in
+ * [-0.25, 1.25] so clamping matters.  Alpha is 0 now and then, so that the
+ * weighted formula's fallback runs. */
+static void
+random_sample (void *row, CcType type, int64_t i, bool is_alpha)
+{
+  double v = check_uniform (-0.25, 1.25);
+
+  if (is_alpha && check_rand () % 5 == 0)
+    v = 0.0;
+  switch (type)
+    {
+    case CC_TYPE_U8:
+      ((uint8_t *) row)[i] = v == 0.0 ? 0 : (uint8_t) check_rand ();
+      break;
+    case CC_TYPE_U16:
+      ((uint16_t *) row)[i] = v == 0.0 ? 0 : (uint16_t) check_rand ();
+      break;
+    case CC_TYPE_U32:
+      ((uint32_t *) row)[i] = v == 0.0 ? 0 : (uint32_t) check_rand ();
+      break;
+    case CC_TYPE_HALF:
+      ((uint16_t *) row)[i] = to_half ((float) v);
+      break;
+    case CC_TYPE_FLOAT:
+      ((float *) row)[i] = (float) v;
+      break;
+    default:
+      ((double *) row)[i] = v;
+      break;
+    }
+}
+
+static double
+get_sample (const void *row, CcType type, int64_t i)
+{
+  switch (type)
+    {
+    case CC_TYPE_U8:    return ((const uint8_t *) row)[i];
+    case CC_TYPE_U16:   return ((const uint16_t *) row)[i];
+    case CC_TYPE_U32:   return ((const uint32_t *) row)[i];
+    case CC_TYPE_FLOAT: return ((const float *) row)[i];
+    case CC_TYPE_DOUBLE: return ((const double *) row)[i];
+    default:
+      {
+        /* half, decoded independently of the engine */
+        uint16_t h = ((const uint16_t *) row)[i];
+        int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+        double v = e == 0 ? ldexp (m, -24) : e == 31 ? NAN : ldexp (m + 1024, e - 25);
+        return h & 0x8000 ? -v : v;
+      }
+    }
+}
+
+/* An image with a padded stride; the padding is poisoned too, to catch
+ * writes past a row. */
+static CcImage
+make_image (CcType type, int channels, int64_t w, int64_t h)
+{
+  CcImage im;
+  size_t size = cc_type_size (type);
+
+  memset (&im, 0, sizeof im);
+  im.type = type;
+  im.channels = channels;
+  im.width = w;
+  im.height = h;
+  im.stride = (w * channels + 1 + check_rand () % 5) * size;
+  im.data = malloc (im.stride * h);
+  return im;
+}
+
+static void
+poison (CcImage *im)
+{
+  /* NaN for the float types; an unlikely pattern for integers. */
+  bool fp = im->type == CC_TYPE_HALF || im->type == CC_TYPE_FLOAT || im->type == CC_TYPE_DOUBLE;
+  memset (im->data, fp ? 0xff : 0xa5, im->stride * im->height);
+}
+
+static void
+fill_random (CcImage *im, bool alpha)
+{
+  for (int64_t y = 0; y < im->height; y++)
+    {
+      char *row = (char *) im->data + y * im->stride;
+      for (int64_t i = 0; i < im->width * im->channels; i++)
+        random_sample (row, im->type, i, alpha && i % im->channels == im->channels - 1);
+    }
+}
+
+static double
+type_max (CcType type)
+{
+  switch (type)
+    {
+    case CC_TYPE_U8:  return 255.0;
+    case CC_TYPE_U16: return 65535.0;
+    case CC_TYPE_U32: return 4294967295.0;
+    default:          return 0.0;
+    }
+}
+
+/* Whether 'got' (raw sample) matches the gold value 'want' within 'bound'. */
+static bool
+sample_ok (CcType type, double got, double want, double bound)
+{
+  double max = type_max (type);
+
+  if (isnan (got))
+    return false;
+  if (max > 0.0)
+    return fabs (got - fmin (fmax (want, 0.0), 1.0) * max) <= 0.5 + bound * max + 1e-3;
+  if (type == CC_TYPE_HALF)
+    return fabs (got - want) <= bound + fabs (want) * (1.0 / 2048) + 1.0 / (1 << 25);
+  return fabs (got - want) <= bound;
+}
+
+static void
+describe (const CheckCase *c, char *buf, size_t n)
+{
+  snprintf (buf, n,
+            "mask %dx%d, src %lldx%lld out %lldx%lld at (%lld,%lld), %d ch%s%s%s, %s->%s, "
+            "border %s, clamp %s%s%s",
+            c->mask_width, c->mask_height, (long long) c->src_width,
+            (long long) c->src_height, (long long) c->out_width, (long long) c->out_height,
+            (long long) c->out_x, (long long) c->out_y, c->channels,
+            c->alpha ? " +alpha" : "", c->alpha && !c->alpha_weighting ? " unweighted" : "",
+            c->alpha && !c->affect_alpha ? " keep-alpha" : "",
+            cc_type_name (c->src_type), cc_type_name (c->dst_type),
+            cc_border_name (c->border), c->clamp ? "on" : "off",
+            c->src_on_device ? ", src on device" : "",
+            c->dst_on_device ? ", dst on device" : "");
+}
+
+/* Puts a host image on the device (same stride), or NULL data on failure. */
+static CcImage
+to_device (CcContext *ctx, const CcImage *host)
+{
+  CcImage dev = *host;
+  size_t bytes = host->stride * host->height;
+
+  dev.on_device = true;
+  if (cc_device_alloc (ctx, bytes, &dev.data) != CC_OK)
+    dev.data = NULL;
+  else if (cc_device_copy (ctx, dev.data, host->data, bytes, true) != CC_OK)
+    {
+      cc_device_free (ctx, dev.data);
+      dev.data = NULL;
+    }
+  return dev;
+}
+
+int
+check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_methods)
+{
+  const int taps = c->mask_width * c->mask_height;
+  double *values = malloc (sizeof (double) * taps);
+  CcImage src = make_image (c->src_type, c->channels, c->src_width, c->src_height);
+  CcImage gold = make_image (CC_TYPE_DOUBLE, c->channels, c->out_width, c->out_height);
+  CcImage dst = make_image (c->dst_type, c->channels, c->out_width, c->out_height);
+  CcImage pristine = dst;
+  CcMask mask;
+  CcOptions o;
+  double sum_abs = 0.0, max_in = 1.0, bound;
+  char what[512];
+  int failed = 0;
+
+  describe (c, what, sizeof what);
+  /* Weights of both signs, leaning positive, as real masks do. */
+  for (int i = 0; i < taps; i++)
+    {
+      values[i] = check_uniform (-0.5, 1.0);
+      sum_abs += fabs (values[i]);
+    }
+  mask.width = c->mask_width;
+  mask.height = c->mask_height;
+  mask.values = values;
+  mask.divisor = check_uniform (0.5, 1.5) * sum_abs * (check_rand () % 4 ? 1 : -1);
+  mask.offset = check_uniform (-0.1, 0.1);
+  cc_options_init (&o);
+  o.border = c->border;
+  o.clamp = c->clamp;
+  o.has_alpha = c->alpha;
+  o.alpha_weighting = c->alpha_weighting;
+  o.affect_alpha = c->affect_alpha;
+
+  fill_random (&src, c->alpha);
+  if (c->src_type == CC_TYPE_FLOAT || c->src_type == CC_TYPE_DOUBLE || c->src_type == CC_TYPE_HALF)
+    max_in = 1.25;
+  bound = (1e-5 * (sum_abs / fabs (mask.divisor)) + 1e-6) * max_in;
+
+  CHECK (cc_convolve_gold (&src, c->out_x, c->out_y, &gold, &mask, &o) == CC_OK,
+         "gold refused: %s", what);
+
+  pristine.data = malloc (dst.stride * dst.height);
+  poison (&pristine);
+
+  for (int m = 0; m < n_methods; m++)
+    {
+      CcImage s = src, d = dst;
+      CcResult r;
+      CcStatus st;
+      int bad = 0;
+
+      o.method = methods[m];
+      memcpy (dst.data, pristine.data, dst.stride * dst.height);
+      if (c->src_on_device)
+        s = to_device (ctx, &src);
+      if (c->dst_on_device)
+        d = to_device (ctx, &dst);
+      if (!CHECK (s.data && d.data, "device allocation failed: %s", what))
+        {
+          failed++;
+          continue;
+        }
+
+      st = cc_convolve (ctx, &s, c->out_x, c->out_y, &d, &mask, &o, &r);
+      if (c->dst_on_device)
+        cc_device_copy (ctx, dst.data, d.data, dst.stride * dst.height, false);
+      if (c->src_on_device)
+        cc_device_free (ctx, s.data);
+      if (c->dst_on_device)
+        cc_device_free (ctx, d.data);
+      if (!CHECK (st == CC_OK, "%s: %s (%s): %s", cc_method_name (methods[m]),
+                  cc_status_name (st), r.message, what))
+        {
+          failed++;
+          continue;
+        }
+      CHECK (r.strips >= c->min_strips, "%s: %d strips, expected at least %d: %s",
+             cc_method_name (methods[m]), r.strips, c->min_strips, what);
+
+      for (int64_t y = 0; y < dst.height && bad < 3; y++)
+        {
+          const char *row = (const char *) dst.data + y * dst.stride;
+          const char *prow = (const char *) pristine.data + y * dst.stride;
+          const double *grow = (const double *) ((const char *) gold.data + y * gold.stride);
+          const size_t row_bytes = dst.width * c->channels * cc_type_size (dst.type);
+
+          for (int64_t i = 0; i < dst.width * c->channels && bad < 3; i++)
+            {
+              double got = get_sample (row, dst.type, i);
+              bool copied = c->alpha && !c->affect_alpha && i % c->channels == c->channels - 1;
+              bool ok = sample_ok (dst.type, got, grow[i], bound);
+
+              /* Copied channels are bit-exact when the types match. */
+              if (ok && copied && c->src_type == c->dst_type)
+                {
+                  const char *srow = (const char *) src.data + (c->out_y + y) * src.stride;
+                  size_t sz = cc_type_size (dst.type);
+                  ok = memcmp (row + i * sz, srow + ((c->out_x * c->channels) + i) * sz, sz) == 0;
+                }
+              if (!CHECK (ok, "%s: sample (%lld,%lld) channel %d: got %.9g, gold %.9g "
+                          "(bound %.3g): %s", cc_method_name (methods[m]),
+                          (long long) (i / c->channels), (long long) y,
+                          (int) (i % c->channels), got, grow[i], bound, what))
+                bad++;
+            }
+          if (!CHECK (memcmp (row + row_bytes, prow + row_bytes, dst.stride - row_bytes) == 0,
+                      "%s: wrote past the end of row %lld: %s",
+                      cc_method_name (methods[m]), (long long) y, what))
+            bad++;
+        }
+      if (bad)
+        failed++;
+    }
+
+  free (values);
+  free (src.data);
+  free (gold.data);
+  free (dst.data);
+  free (pristine.data);
+  return failed;
+}
+
+int
+check_sweep (CcContext *ctx, const CcMethod *methods, int n_methods, bool device)
+{
+  static const int shapes[][2] = {
+    { 1, 1 }, { 3, 3 }, { 5, 5 }, { 7, 3 }, { 3, 7 }, { 9, 1 }, { 1, 9 }, { 25, 1 },
+    { 1, 25 }, { 15, 15 }, { 31, 31 }, { 31, 5 }, { 127, 1 }, { 1, 127 }, { 127, 127 }
+  };
+  /* src w, h, then the output rectangle: x, y, w, h (w = 0: the whole source). */
+  static const int sizes[][6] = {
+    { 1, 1, 0, 0, 0, 0 }, { 2, 3, 0, 0, 0, 0 }, { 37, 29, 0, 0, 0, 0 },
+    { 45, 31, 7, 9, 20, 13 }, { 4097, 33, 0, 0, 0, 0 }, { 33, 517, 0, 0, 0, 0 },
+    { 64, 48, 1, 2, 61, 45 }
+  };
+  /* channels, alpha, weighting, affect alpha */
+  static const int layouts[][4] = {
+    { 1, 0, 0, 1 }, { 2, 0, 0, 1 }, { 3, 0, 0, 1 }, { 4, 0, 0, 1 }, { 2, 1, 1, 1 },
+    { 3, 1, 1, 1 }, { 4, 1, 1, 1 }, { 4, 1, 0, 1 }, { 4, 1, 1, 0 }, { 2, 1, 0, 0 }
+  };
+  const int n_shapes = sizeof shapes / sizeof shapes[0];
+  const int n_sizes = sizeof sizes / sizeof sizes[0];
+  const int n_layouts = sizeof layouts / sizeof layouts[0];
+  int k = 0, failed = 0, cases = 0;
+
+  for (int s = 0; s < n_shapes; s++)
+    for (int b = 0; b < CC_BORDER_COUNT; b++)
+      for (int l = 0; l < n_layouts; l++, k++)
+        {
+          const int *sz = sizes[k % n_sizes];
+          const int taps = shapes[s][0] * shapes[s][1];
+          CheckCase c;
+
+          memset (&c, 0, sizeof c);
+          c.mask_width = shapes[s][0];
+          c.mask_height = shapes[s][1];
+          c.src_width = sz[0];
+          c.src_height = sz[1];
+          c.out_x = sz[2];
+          c.out_y = sz[3];
+          c.out_width = sz[4] ? sz[4] : sz[0];
+          c.out_height = sz[5] ? sz[5] : sz[1];
+          /* Keep the gold's work small: big masks get small images. */
+          if ((double) c.out_width * c.out_height * taps > 4e6)
+            {
+              c.src_width = c.out_width = 11 + k % 7;
+              c.src_height = c.out_height = 9 + k % 5;
+              c.out_x = c.out_y = 0;
+            }
+          c.channels = layouts[l][0];
+          c.alpha = layouts[l][1];
+          c.alpha_weighting = layouts[l][2];
+          c.affect_alpha = layouts[l][3];
+          c.src_type = (CcType) (k % CC_TYPE_COUNT);
+          c.dst_type = k % 3 ? c.src_type : (CcType) ((k / 3) % CC_TYPE_COUNT);
+          c.border = (CcBorder) b;
+          c.clamp = (k / 2) % 2;
+          c.src_on_device = device && k % 5 == 2;
+          c.dst_on_device = device && k % 7 == 3;
+          failed += check_case (ctx, &c, methods, n_methods) ? 1 : 0;
+          cases++;
+        }
+  printf ("sweep: %d cases x %d method%s, %d failed\n", cases, n_methods,
+          n_methods == 1 ? "" : "s", failed);
+  return failed;
+}
+
+/* ---- Hand-computed results ---- */
+
+static void
+run_gray (CcContext *ctx, CcMethod method, const float *in, int n, int channels,
+          const double *m, int mw, double divisor, CcBorder border, bool alpha,
+          float *out)
+{
+  CcImage src = { (void *) in, CC_TYPE_FLOAT, channels, n, 1, n * channels * 4, false };
+  CcImage dst = { out, CC_TYPE_FLOAT, channels, n, 1, n * channels * 4, false };
+  CcMask mask = { mw, 1, m, divisor, 0.0 };
+  CcOptions o;
+  CcResult r;
+
+  cc_options_init (&o);
+  o.method = method;
+  o.border = border;
+  o.has_alpha = alpha;
+  for (int i = 0; i < n * channels; i++)
+    out[i] = NAN;
+  CHECK (cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r) == CC_OK,
+         "%s: %s", cc_method_name (method), r.message);
+}
+
+int
+check_known (CcContext *ctx, const CcMethod *methods, int n_methods)
+{
+  static const float row[3] = { 0.2f, 0.4f, 0.8f };
+  static const double m121[3] = { 1, 2, 1 };
+  static const double m111[3] = { 1, 1, 1 };
+  /* out(0) for each border: ghost cell 0, 0.2 (extend), 0.8 (wrap), 0.4 (mirror). */
+  static const double first[CC_BORDER_COUNT] = { 0.2, 0.25, 0.4, 0.3 };
+  int before = check_failures;
+
+  for (int m = 0; m < n_methods; m++)
+    {
+      const char *name = cc_method_name (methods[m]);
+      float out[8];
+
+      for (int b = 0; b < CC_BORDER_COUNT; b++)
+        {
+          run_gray (ctx, methods[m], row, 3, 1, m121, 3, 4.0, (CcBorder) b, false, out);
+          CHECK (fabsf (out[0] - (float) first[b]) < 1e-6f &&
+                 fabsf (out[1] - 0.45f) < 1e-6f,
+                 "%s, border %s: [1 2 1]/4 of [0.2 0.4 0.8] gave %g %g, want %g 0.45",
+                 name, cc_border_name ((CcBorder) b), out[0], out[1], first[b]);
+        }
+
+      /* Alpha weighting: (1.0, a 0) (0.2, a 1) with [1 1 1]/3, extend.
+       * Colour at pixel 0: sum kca = 0.2, sum |k| = 3, sum |ka| = 1 -> 0.2;
+       * alpha (plain): 1/3. */
+      {
+        static const float ga[4] = { 1.0f, 0.0f, 0.2f, 1.0f };
+        run_gray (ctx, methods[m], ga, 2, 2, m111, 3, 3.0, CC_BORDER_EXTEND, true, out);
+        CHECK (fabsf (out[0] - 0.2f) < 1e-6f && fabsf (out[1] - 1.0f / 3) < 1e-6f,
+               "%s: alpha-weighted colour %g alpha %g, want 0.2 0.333333", name,
+               out[0], out[1]);
+      }
+      /* Where every alpha is 0 the plain formula holds: colour 0.6 stays. */
+      {
+        static const float clear[2] = { 0.6f, 0.0f };
+        run_gray (ctx, methods[m], clear, 1, 2, m111, 3, 3.0, CC_BORDER_EXTEND, true, out);
+        CHECK (fabsf (out[0] - 0.6f) < 1e-6f && out[1] == 0.0f,
+               "%s: transparent pixel gave colour %g alpha %g, want 0.6 0", name,
+               out[0], out[1]);
+      }
+    }
+  return check_failures - before;
+}
+
+/* ---- Two threads at once ---- */
+
+typedef struct
+{
+  CcContext *ctx;
+  CheckCase  c;
+  CcMethod   method;
+  int        index;
+  int        failed;
+} ThreadJob;
+
+static void *
+thread_main (void *data)
+{
+  ThreadJob *t = data;
+
+  check_reseed (1000 + t->index);
+  t->failed = check_case (t->ctx, &t->c, &t->method, 1);
+  return NULL;
+}
+
+int
+check_threads (CcContext *ctx, CcMethod method)
+{
+  CcContext *other = cc_context_new ();
+  ThreadJob jobs[4];
+  pthread_t threads[4];
+  int failed = 0;
+
+  for (int i = 0; i < 4; i++)
+    {
+      CheckCase *c = &jobs[i].c;
+
+      memset (c, 0, sizeof *c);
+      c->mask_width = 3 + 2 * i;
+      c->mask_height = 5;
+      c->src_width = c->out_width = 301 + i;
+      c->src_height = c->out_height = 203;
+      c->channels = 4;
+      c->alpha = c->alpha_weighting = c->affect_alpha = true;
+      c->src_type = c->dst_type = CC_TYPE_U8;
+      c->border = (CcBorder) i;
+      c->clamp = true;
+      jobs[i].ctx = i < 2 ? ctx : other;   /* two on one context, two on another */
+      jobs[i].method = method;
+      jobs[i].index = i;
+    }
+  for (int i = 0; i < 4; i++)
+    pthread_create (&threads[i], NULL, thread_main, &jobs[i]);
+  for (int i = 0; i < 4; i++)
+    {
+      pthread_join (threads[i], NULL);
+      failed += jobs[i].failed;
+    }
+  cc_context_free (other);
+  CHECK (failed == 0, "%s: %d of 4 concurrent runs failed", cc_method_name (method), failed);
+  return failed;
+}

@@ -1,0 +1,71 @@
+/* Test harness shared by test-cpu and test-gpu: random images, comparison
+ * with the gold, and the sweep over shapes, borders, channels and types.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#ifndef CC_CHECK_H
+#define CC_CHECK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "convolve.h"
+
+/* Exit status automake reads as "skipped". */
+#define CHECK_SKIP 77
+
+typedef struct
+{
+  int      mask_width;
+  int      mask_height;
+  int64_t  src_width;
+  int64_t  src_height;
+  int64_t  out_x;          /* output rectangle inside the source */
+  int64_t  out_y;
+  int64_t  out_width;
+  int64_t  out_height;
+  int      channels;
+  bool     alpha;
+  bool     alpha_weighting;
+  bool     affect_alpha;
+  CcType   src_type;
+  CcType   dst_type;
+  CcBorder border;
+  bool     clamp;
+  bool     src_on_device;
+  bool     dst_on_device;
+  int      min_strips;     /* when > 0, the run must have used this many strips */
+} CheckCase;
+
+extern _Atomic int check_failures;
+
+/* Reports a failed expectation (and counts it) unless 'ok'. */
+#define CHECK(ok, ...) check_expect ((ok), __FILE__, __LINE__, __VA_ARGS__)
+bool     check_expect      (bool ok, const char *file, int line, const char *format, ...)
+  __attribute__ ((format (printf, 4, 5)));
+
+/* Seeded from CHECK_SEED when set, else from the clock; prints the seed. */
+void     check_seed        (void);
+/* Each thread draws its own stream. */
+void     check_reseed      (uint64_t stream);
+uint64_t check_rand        (void);
+double   check_uniform     (double lo, double hi);
+
+/* Runs one case through each method and compares every sample with the
+ * gold; returns the number of methods that failed. */
+int      check_case        (CcContext *ctx, const CheckCase *c, const CcMethod *methods,
+                            int n_methods);
+
+/* The sweep: every mask shape x border x channel layout, with sample types,
+ * clamping, source rectangles and (with 'device') device-resident images
+ * rotating through the cases.  Returns the number of failed cases. */
+int      check_sweep       (CcContext *ctx, const CcMethod *methods, int n_methods,
+                            bool device);
+
+/* Small hand-computed results, with every given method. */
+int      check_known       (CcContext *ctx, const CcMethod *methods, int n_methods);
+
+/* Two threads convolving at once, on one context and on two. */
+int      check_threads     (CcContext *ctx, CcMethod method);
+
+#endif /* CC_CHECK_H */

@@ -1,0 +1,294 @@
+/* The engine on the CPU: border rules, conversions, argument checks, cancel,
+ * hand-computed results, and the cpu and auto methods against the gold over
+ * the whole sweep.  Runs everywhere (auto takes the GPU where there is one).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "pixel.h"
+
+static void
+test_border_index (void)
+{
+  /* n = 4, "a b c d" at 0..3; i from -7 to 10. */
+  static const int64_t want[CC_BORDER_COUNT][18] = {
+    { -1, -1, -1, -1, -1, -1, -1, 0, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1 },
+    { 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 3, 3, 3, 3, 3, 3, 3 },
+    { 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2 },
+    /* ... c b | a b c d | c b a ...: period 6 */
+    { 1, 0, 1, 2, 3, 2, 1, 0, 1, 2, 3, 2, 1, 0, 1, 2, 3, 2 },
+  };
+
+  for (int b = 0; b < CC_BORDER_COUNT; b++)
+    for (int i = -7; i <= 10; i++)
+      CHECK (cc_border_index (i, 4, b) == want[b][i + 7],
+             "border %s: index %d of 4 mapped to %lld, want %lld",
+             cc_border_name ((CcBorder) b), i, (long long) cc_border_index (i, 4, b),
+             (long long) want[b][i + 7]);
+  /* One pixel: mirror behaves as extend; far halos wrap many periods. */
+  for (int i = -300; i <= 300; i += 7)
+    CHECK (cc_border_index (i, 1, CC_BORDER_MIRROR) == 0 &&
+           cc_border_index (i, 1, CC_BORDER_WRAP) == 0, "1-pixel axis, index %d", i);
+  CHECK (cc_border_index (-1000001, 3, CC_BORDER_WRAP) == 1, "wrap far left");
+  CHECK (cc_border_index (1000001, 3, CC_BORDER_MIRROR) == 1, "mirror far right");
+}
+
+static void
+test_half (void)
+{
+  int bad = 0;
+
+  /* Every half value survives half -> float -> half. */
+  for (uint32_t h = 0; h < 65536 && bad < 5; h++)
+    {
+      float f = cc_half_to_float ((uint16_t) h);
+      if (isnan (f))
+        continue;
+      if (!CHECK (cc_float_to_half (f) == h, "half 0x%04x -> %g -> 0x%04x", h, f,
+                  cc_float_to_half (f)))
+        bad++;
+    }
+#ifdef __FLT16_MAX__
+  /* Rounding of floats between halves against the compiler's own. */
+  for (uint32_t u = 0; u < 0xffffffffu - 4093 && bad < 10; u += 4093)
+    {
+      union { uint32_t u; float f; } x = { u };
+      _Float16 ref = (_Float16) x.f;
+      uint16_t want;
+
+      if (isnan (x.f))
+        continue;
+      memcpy (&want, &ref, 2);
+      if (!CHECK (cc_float_to_half (x.f) == want, "float %a -> half 0x%04x, want 0x%04x",
+                  x.f, cc_float_to_half (x.f), want))
+        bad++;
+    }
+#endif
+  CHECK (cc_float_to_u8 (0.5f) == 128 && cc_float_to_u8 (-1) == 0 && cc_float_to_u8 (2) == 255 &&
+         cc_float_to_u8 (NAN) == 0 && cc_float_to_u16 (1.0f) == 65535 &&
+         cc_double_to_u32 (1.0) == 4294967295u, "integer conversions clamp and round");
+}
+
+static void
+test_normalize (void)
+{
+  double pos[3] = { 1, 2, 1 }, neg[3] = { -1, -2, 0 }, zero[3] = { -1, 2, -1 };
+  CcMask m = { 3, 1, pos, 7.0, 0.25 };
+
+  cc_mask_normalize (&m);
+  CHECK (m.divisor == 4.0 && m.offset == 0.25, "normalize, sum > 0: %g %g", m.divisor, m.offset);
+  m.values = neg;
+  cc_mask_normalize (&m);
+  CHECK (m.divisor == 3.0 && m.offset == 1.0, "normalize, sum < 0: %g %g", m.divisor, m.offset);
+  m.values = zero;
+  cc_mask_normalize (&m);
+  CHECK (m.divisor == 1.0 && m.offset == 0.5, "normalize, sum = 0: %g %g", m.divisor, m.offset);
+}
+
+static void
+test_mask_text (void)
+{
+  static const char *bad[] = {
+    "", "1,2", "1;2", "1,2,3;4,5", "1,,2", "1,x,3", "nan", "1,inf,1", "1e999",
+    "1,2,3;4,5,6;7,8", "1;;;", ",1", "0.5 0.5 0.5"
+  };
+  char msg[256], *text;
+  double *v;
+  int w, h;
+
+  CHECK (cc_mask_parse ("0,1,0;1,-4,1;0,1,0", &w, &h, &v, msg, sizeof msg) &&
+         w == 3 && h == 3 && v[4] == -4.0 && v[5] == 1.0, "parse a 3x3 Laplacian");
+  text = cc_mask_format (w, h, v);
+  CHECK (text && strcmp (text, "0,1,0;1,-4,1;0,1,0") == 0, "format gave '%s'", text);
+  free (text);
+  free (v);
+  CHECK (cc_mask_parse (" 1 , 2 , 1 \n", &w, &h, &v, msg, sizeof msg) && w == 3 && h == 1,
+         "spaces and a trailing new line");
+  free (v);
+  {
+    double third[3] = { 1.0 / 3, 0.1, -2.5e-7 };
+    double *back;
+    text = cc_mask_format (3, 1, third);
+    CHECK (cc_mask_parse (text, &w, &h, &back, msg, sizeof msg) &&
+           memcmp (back, third, sizeof third) == 0, "round trip of '%s'", text);
+    free (back);
+    free (text);
+  }
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    {
+      msg[0] = '\0';
+      CHECK (!cc_mask_parse (bad[i], &w, &h, &v, msg, sizeof msg) && msg[0],
+             "'%s' must be refused with a reason", bad[i]);
+    }
+}
+
+/* Every bad call is refused with a message, and leaves the output alone. */
+static void
+test_errors (CcContext *ctx)
+{
+  float in[4 * 5 * 3], out[4 * 5 * 3], keep[4 * 5 * 3];
+  double m3[9] = { 0, 0, 0, 0, 1, 0, 0, 0, 0 }, m_nan[9] = { 0, NAN, 0, 0, 1, 0, 0, 0, 0 };
+  CcImage src = { in, CC_TYPE_FLOAT, 3, 5, 4, 5 * 3 * 4, false };
+  CcImage dst = { out, CC_TYPE_FLOAT, 3, 5, 4, 5 * 3 * 4, false };
+  CcMask mask = { 3, 3, m3, 1.0, 0.0 };
+  CcOptions o;
+  CcResult r;
+  char msg[256];
+  struct { const char *what; CcStatus want; } cases[] = {
+    { "even mask width", CC_ERROR_INVALID }, { "mask of 129", CC_ERROR_INVALID },
+    { "NaN in the mask", CC_ERROR_INVALID }, { "divisor 0", CC_ERROR_INVALID },
+    { "infinite offset", CC_ERROR_INVALID }, { "output outside the source", CC_ERROR_INVALID },
+    { "channel counts differ", CC_ERROR_INVALID }, { "stride too small", CC_ERROR_INVALID },
+    { "alpha on 1 channel", CC_ERROR_INVALID }, { "unknown border", CC_ERROR_INVALID },
+    { "cpu on device images", CC_ERROR_INVALID }, { "no pixels", CC_ERROR_INVALID },
+  };
+
+  for (int i = 0; i < 60; i++)
+    in[i] = (float) check_uniform (0, 1);
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+    {
+      CcImage s = src, d = dst;
+      CcMask mk = mask;
+      int64_t ox = 0;
+      CcStatus st;
+
+      cc_options_init (&o);
+      o.method = CC_METHOD_CPU;
+      switch (k)
+        {
+        case 0: mk.width = 2; break;
+        case 1: mk.width = 129; break;
+        case 2: mk.values = m_nan; break;
+        case 3: mk.divisor = 0.0; break;
+        case 4: mk.offset = INFINITY; break;
+        case 5: ox = 1; break;
+        case 6: d.channels = 2; break;
+        case 7: s.stride = 8; break;
+        case 8: s.channels = d.channels = 1; o.has_alpha = true; break;
+        case 9: o.border = (CcBorder) 9; break;
+        case 10: s.on_device = true; break;
+        default: s.data = NULL; break;
+        }
+      for (int i = 0; i < 60; i++)
+        out[i] = keep[i] = (float) check_uniform (0, 1);
+      st = cc_convolve (ctx, &s, ox, 0, &d, &mk, &o, &r);
+      CHECK (st == cases[k].want && r.message[0] && memcmp (out, keep, sizeof out) == 0,
+             "%s: got %s '%s'", cases[k].what, cc_status_name (st), r.message);
+    }
+
+  /* A GPU method where no GPU is usable says why; auto takes the CPU. */
+  if (cc_context_gpu_status (ctx, msg, sizeof msg) != CC_OK)
+    {
+      CcStatus st;
+
+      printf ("no GPU here: %s\n", msg);
+      cc_options_init (&o);
+      for (int m = CC_METHOD_BASIC; m < CC_METHOD_COUNT; m++)
+        {
+          o.method = (CcMethod) m;
+          memcpy (keep, out, sizeof out);
+          st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
+          CHECK (st != CC_OK && st != CC_ERROR_INVALID && strstr (r.message, msg) &&
+                 memcmp (out, keep, sizeof out) == 0,
+                 "%s without a GPU: got %s '%s'", cc_method_name (o.method),
+                 cc_status_name (st), r.message);
+          CHECK (cc_method_check (ctx, o.method, &mask, msg, sizeof msg) != CC_OK,
+                 "cc_method_check accepts %s without a GPU", cc_method_name (o.method));
+        }
+      o.method = CC_METHOD_AUTO;
+      st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
+      CHECK (st == CC_OK && r.method_used == CC_METHOD_CPU && strstr (r.message, "no GPU"),
+             "auto without a GPU: %s, method %s, '%s'", cc_status_name (st),
+             cc_method_name (r.method_used), r.message);
+    }
+}
+
+static double last_fraction;
+static int polls;
+
+static void
+progress (double fraction, void *data)
+{
+  last_fraction = fraction;
+}
+
+static bool
+cancel_after (void *data)
+{
+  return ++polls > *(int *) data;
+}
+
+static void
+test_cancel (CcContext *ctx)
+{
+  const int64_t w = 1500, h = 1000;
+  uint8_t *in = malloc (w * h * 4), *out = malloc (w * h * 4);
+  double m[31 * 31];
+  CcImage src = { in, CC_TYPE_U8, 4, w, h, w * 4, false };
+  CcImage dst = { out, CC_TYPE_U8, 4, w, h, w * 4, false };
+  CcMask mask = { 31, 31, m, 961.0, 0.0 };
+  CcOptions o;
+  CcResult r;
+  CcStatus st;
+  int limit = 0;
+
+  for (int i = 0; i < 961; i++)
+    m[i] = 1.0;
+  for (int64_t i = 0; i < w * h * 4; i++)
+    in[i] = (uint8_t) check_rand ();
+  cc_options_init (&o);
+  o.method = CC_METHOD_CPU;
+  o.cancel = cancel_after;
+  o.progress = progress;
+  o.user_data = &limit;
+
+  /* Cancelled at the first poll: nothing is computed. */
+  polls = 0;
+  st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
+  CHECK (st == CC_ERROR_CANCELLED, "cancel at once: %s", cc_status_name (st));
+  /* Cancelled during the run: it stops. */
+  polls = 0;
+  limit = 1;
+  st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
+  CHECK (st == CC_ERROR_CANCELLED, "cancel while running: %s", cc_status_name (st));
+  /* Not cancelled: progress ends at 1. */
+  o.cancel = NULL;
+  mask.width = mask.height = 3;
+  st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
+  CHECK (st == CC_OK && last_fraction == 1.0, "progress ended at %g", last_fraction);
+  free (in);
+  free (out);
+}
+
+int
+main (void)
+{
+  static const CcMethod methods[] = { CC_METHOD_CPU, CC_METHOD_AUTO };
+  CcContext *ctx;
+
+  check_seed ();
+  ctx = cc_context_new ();
+  printf ("device for auto: %s\n", cc_context_device_name (ctx));
+
+  test_border_index ();
+  test_half ();
+  test_normalize ();
+  test_mask_text ();
+  test_errors (ctx);
+  test_cancel (ctx);
+  check_known (ctx, methods, 2);
+  check_sweep (ctx, methods, 2, false);
+  check_threads (ctx, CC_METHOD_CPU);
+
+  cc_context_free (ctx);
+  printf ("%s: %d failure%s\n", check_failures ? "FAIL" : "PASS", (int) check_failures,
+          check_failures == 1 ? "" : "s");
+  return check_failures ? 1 : 0;
+}

@@ -1,0 +1,123 @@
+/* The GPU methods against the gold: hand-computed results, the whole sweep
+ * with host and device-resident images, strips, and concurrent callers.
+ * Skips (77) where no GPU is usable, saying why.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+
+/* 'auto' must take the GPU when there is one. */
+static void
+test_auto_takes_gpu (CcContext *ctx)
+{
+  float in[3 * 5] = { 0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, 0.8f, 0.9f, 1.0f,
+                      0.1f, 0.2f, 0.3f, 0.4f, 0.5f }, out[15];
+  double m[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+  CcImage src = { in, CC_TYPE_FLOAT, 1, 5, 3, 20, false };
+  CcImage dst = { out, CC_TYPE_FLOAT, 1, 5, 3, 20, false };
+  CcMask mask = { 3, 3, m, 9.0, 0.0 };
+  CcOptions o;
+  CcResult r;
+
+  cc_options_init (&o);
+  CHECK (cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r) == CC_OK &&
+         cc_method_is_gpu (r.method_used) &&
+         strcmp (r.device, cc_context_device_name (ctx)) == 0,
+         "auto used %s on '%s'", cc_method_name (r.method_used), r.device);
+}
+
+/* A small device budget forces strips; masks taller than a strip included. */
+static void
+test_strips (CcContext *ctx, const CcMethod *methods, int n)
+{
+  static const int shapes[][2] = { { 9, 31 }, { 5, 5 }, { 1, 63 } };
+
+  cc_context_set_device_budget (ctx, 600 * 1024);
+  for (int s = 0; s < 3; s++)
+    for (int b = 0; b < CC_BORDER_COUNT; b++)
+      {
+        CheckCase c;
+
+        memset (&c, 0, sizeof c);
+        c.mask_width = shapes[s][0];
+        c.mask_height = shapes[s][1];
+        c.src_width = 301;
+        c.src_height = 203;
+        c.out_x = 3;
+        c.out_y = 4;
+        c.out_width = 290;
+        c.out_height = 197;
+        c.channels = 4;
+        c.alpha = c.alpha_weighting = c.affect_alpha = true;
+        c.src_type = CC_TYPE_U8;
+        c.dst_type = s == 1 ? CC_TYPE_U16 : CC_TYPE_U8;
+        c.border = (CcBorder) b;
+        c.clamp = true;
+        c.min_strips = 4;
+        check_case (ctx, &c, methods, n);
+      }
+
+  /* Too small for one row: a GPU method says so, auto takes the CPU. */
+  {
+    uint8_t in[64 * 4], out[64 * 4];
+    double m[3] = { 1, 2, 1 };
+    CcImage src = { in, CC_TYPE_U8, 4, 8, 8, 32, false };
+    CcImage dst = { out, CC_TYPE_U8, 4, 8, 8, 32, false };
+    CcMask mask = { 3, 1, m, 4.0, 0.0 };
+    CcOptions o;
+    CcResult r;
+    CcStatus st;
+
+    memset (in, 7, sizeof in);
+    cc_context_set_device_budget (ctx, 256);
+    cc_options_init (&o);
+    o.method = CC_METHOD_TILED;
+    st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
+    CHECK (st == CC_ERROR_OUT_OF_MEMORY && strstr (r.message, "device memory"),
+           "tiled under a 256-byte budget: %s '%s'", cc_status_name (st), r.message);
+    o.method = CC_METHOD_AUTO;
+    st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
+    CHECK (st == CC_OK && r.method_used == CC_METHOD_CPU && strstr (r.message, "fell back"),
+           "auto under a 256-byte budget: %s, %s, '%s'", cc_status_name (st),
+           cc_method_name (r.method_used), r.message);
+  }
+  cc_context_set_device_budget (ctx, 0);
+}
+
+int
+main (void)
+{
+  static const CcMethod methods[] = { CC_METHOD_BASIC, CC_METHOD_CONSTANT, CC_METHOD_TILED,
+                                      CC_METHOD_CACHING, CC_METHOD_AUTO };
+  const int n = sizeof methods / sizeof methods[0];
+  CcContext *ctx;
+  char why[512];
+
+  ctx = cc_context_new ();
+  if (cc_context_gpu_status (ctx, why, sizeof why) != CC_OK)
+    {
+      printf ("SKIP: no usable GPU: %s\n", why);
+      cc_context_free (ctx);
+      return CHECK_SKIP;
+    }
+  check_seed ();
+  printf ("GPU: %s\n", cc_context_device_name (ctx));
+
+  test_auto_takes_gpu (ctx);
+  check_known (ctx, methods, n);
+  check_sweep (ctx, methods, n, true);
+  test_strips (ctx, methods, n);
+  check_threads (ctx, CC_METHOD_CONSTANT);
+  check_threads (ctx, CC_METHOD_TILED);
+
+  cc_context_free (ctx);
+  printf ("%s: %d failure%s\n", check_failures ? "FAIL" : "PASS", (int) check_failures,
+          check_failures == 1 ? "" : "s");
+  return check_failures ? 1 : 0;
+}
