@@ -195,12 +195,11 @@ cc_gpu_name (struct _CcGpu *g)
 
 extern "C" CcStatus
 cc_gpu_check (struct _CcGpu *g, CcMethod method, int mask_width, int mask_height,
-              int channels, bool weighted, char *message, size_t size)
+              int channels, char *message, size_t size)
 {
   CcStatus status = cc_gpu_status (g, message, size);
   size_t shared;
 
-  (void) channels;
   if (status != CC_OK)
     return status;
   if (!cc_method_is_gpu (method))
@@ -208,14 +207,14 @@ cc_gpu_check (struct _CcGpu *g, CcMethod method, int mask_width, int mask_height
       snprintf (message, size, "%s is not a GPU method", cc_method_name (method));
       return CC_ERROR_INVALID;
     }
-  shared = cc_seed_shared_bytes (method, mask_width, mask_height, weighted);
+  shared = cc_seed_shared_bytes (method, mask_width, mask_height, channels);
   if (shared > g->shared_optin)
     {
       snprintf (message, size,
-                "method %s cannot take a %dx%d mask: it needs %zu KB of shared memory "
-                "a block, and %s allows %zu KB",
-                cc_method_name (method), mask_width, mask_height, shared / 1024,
-                g->name, g->shared_optin / 1024);
+                "method %s cannot take a %dx%d mask on %d channels: it needs %zu KB of "
+                "shared memory a block, and %s allows %zu KB (basic, constant and "
+                "caching can)", cc_method_name (method), mask_width, mask_height,
+                channels, shared / 1024, g->name, g->shared_optin / 1024);
       return CC_ERROR_UNSUPPORTED;
     }
   return CC_OK;
@@ -276,11 +275,20 @@ typedef struct
   int64_t strip;          /* output rows a strip */
 } Plan;
 
+/* Each buffer starts on a 256-byte boundary, whatever the sample size. */
+static size_t
+align_up (size_t bytes)
+{
+  return (bytes + 255) & ~(size_t) 255;
+}
+
 static size_t
 plan_bytes (const Plan *p, int64_t rows)
 {
-  return (rows + 2 * p->halo) * (p->raw_in_row + p->float_in_row) +
-         rows * (p->float_out_row + p->raw_out_row);
+  const int64_t in_rows = rows + 2 * p->halo;
+
+  return align_up (in_rows * p->raw_in_row) + align_up (in_rows * p->float_in_row) +
+         align_up (rows * p->float_out_row) + align_up (rows * p->raw_out_row);
 }
 
 static CcStatus
@@ -315,7 +323,7 @@ make_plan (struct _CcGpu *g, uint64_t budget, const CcJob *job, Plan *p, CcResul
     limit = budget;
 
   per_row = p->raw_in_row + p->float_in_row + p->float_out_row + p->raw_out_row;
-  fixed = plan_bytes (p, 0);
+  fixed = plan_bytes (p, 0) + 4 * 256;   /* the halo rows, and alignment */
   if (per_row == 0)
     p->strip = dst->height;
   else if (limit <= fixed || (p->strip = (limit - fixed) / per_row) < 1)
@@ -382,9 +390,9 @@ run_strip (struct _CcGpu *g, CcMethod method, const CcJob *job, const Plan *p,
   const int C = job->channels;
   const int64_t in_rows = rows + 2 * p->halo;
   char *raw_in = (char *) g->scratch;
-  float *float_in = (float *) (raw_in + in_rows * p->raw_in_row);
-  float *float_out = (float *) ((char *) float_in + in_rows * p->float_in_row);
-  char *raw_out = (char *) float_out + rows * p->float_out_row;
+  float *float_in = (float *) (raw_in + align_up (in_rows * p->raw_in_row));
+  float *float_out = (float *) ((char *) float_in + align_up (in_rows * p->float_in_row));
+  char *raw_out = (char *) float_out + align_up (rows * p->float_out_row);
   char *dst_rows = (char *) dst->data + y0 * dst->stride;
   cudaError_t err;
 
@@ -503,8 +511,7 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
   int64_t y0;
 
   if ((status = cc_gpu_check (g, method, job->mask_width, job->mask_height,
-                              job->channels, job->weighted,
-                              r->message, sizeof r->message)) != CC_OK)
+                              job->channels, r->message, sizeof r->message)) != CC_OK)
     return cc_fail (r, status, "%s", r->message);
   if ((status = make_plan (g, budget, job, &p, r)) != CC_OK)
     return status;

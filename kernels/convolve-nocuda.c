@@ -40,9 +40,9 @@ cc_gpu_name (struct _CcGpu *gpu)
 
 CcStatus
 cc_gpu_check (struct _CcGpu *gpu, CcMethod method, int mask_width, int mask_height,
-              int channels, bool weighted, char *message, size_t size)
+              int channels, char *message, size_t size)
 {
-  (void) method; (void) mask_width; (void) mask_height; (void) channels; (void) weighted;
+  (void) method; (void) mask_width; (void) mask_height; (void) channels;
   return cc_gpu_status (gpu, message, size);
 }
 

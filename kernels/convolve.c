@@ -379,7 +379,7 @@ cc_job_init (CcJob *job, const CcImage *src, int64_t out_x, int64_t out_y,
 }
 
 CcStatus
-cc_method_check (CcContext *ctx, CcMethod method, const CcMask *mask,
+cc_method_check (CcContext *ctx, CcMethod method, const CcMask *mask, int channels,
                  char *message, size_t size)
 {
   if (!mask_is_valid (mask, message, size))
@@ -391,7 +391,12 @@ cc_method_check (CcContext *ctx, CcMethod method, const CcMask *mask,
       snprintf (message, size, "unknown method %d", (int) method);
       return CC_ERROR_INVALID;
     }
-  return cc_gpu_check (ctx->gpu, method, mask->width, mask->height, 4, true,
+  if (channels < 1 || channels > 4)
+    {
+      snprintf (message, size, "%d channels; 1 to 4 are supported", channels);
+      return CC_ERROR_INVALID;
+    }
+  return cc_gpu_check (ctx->gpu, method, mask->width, mask->height, channels,
                        message, size);
 }
 
@@ -400,12 +405,12 @@ cc_method_check (CcContext *ctx, CcMethod method, const CcMask *mask,
 static CcMethod
 auto_gpu_method (CcContext *ctx, const CcJob *job)
 {
-  static const CcMethod order[] = { CC_METHOD_CONSTANT, CC_METHOD_BASIC };
+  static const CcMethod order[] = { CC_METHOD_TILED, CC_METHOD_CONSTANT };
   char msg[8];
 
   for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
     if (cc_gpu_check (ctx->gpu, order[i], job->mask_width, job->mask_height,
-                      job->channels, job->weighted, msg, sizeof msg) == CC_OK)
+                      job->channels, msg, sizeof msg) == CC_OK)
       return order[i];
   return CC_METHOD_BASIC;
 }

@@ -168,11 +168,12 @@ CcStatus     cc_convolve             (CcContext       *ctx,
  * sum < 0: divisor = -sum, offset = 1; sum = 0: divisor = 1, offset = 0.5. */
 void         cc_mask_normalize       (CcMask *mask);
 
-/* Whether a method can run this mask with these options on this context, and
- * if not, why (CC_ERROR_* and a message). */
+/* Whether a method can run this mask on images of this many channels on this
+ * context, and if not, why (CC_ERROR_* and a message). */
 CcStatus     cc_method_check         (CcContext       *ctx,
                                       CcMethod         method,
                                       const CcMask    *mask,
+                                      int              channels,
                                       char            *message,
                                       size_t           size);
 

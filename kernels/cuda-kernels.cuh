@@ -41,52 +41,88 @@ struct ConvArgs
   const float   *mask;       /* the mask in global memory */
 };
 
-/* Where a sample comes from, and a mask tap, for the generic per-sample loop:
- * the methods differ only in these. */
-__device__ __forceinline__ float
-fetch_global (const ConvArgs &a, int x, int y, int c)
+/* The C channels of source pixel (x, y), border resolved; only taps outside
+ * the source pay for the border rule. */
+template <int C>
+__device__ __forceinline__ void
+fetch_global (const ConvArgs &a, int x, int y, float v[C])
 {
-  long long mx = cc_border_index (x, a.src.width, a.border_x);
-  long long my = cc_border_index (y, a.src.height, a.border_y);
+  if ((unsigned) x >= (unsigned) a.src.width || (unsigned) y >= (unsigned) a.src.height)
+    {
+      long long mx = cc_border_index (x, a.src.width, a.border_x);
+      long long my = cc_border_index (y, a.src.height, a.border_y);
 
-  if (mx < 0 || my < 0)
-    return 0.0f;
-  return __ldg (a.src.data + my * a.src.pitch + mx * a.channels + c);
+      if (mx < 0 || my < 0)
+        {
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            v[c] = 0.0f;
+          return;
+        }
+      x = (int) mx;
+      y = (int) my;
+    }
+  const float *p = a.src.data + y * a.src.pitch + (long long) x * C;
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    v[c] = __ldg (p + c);
 }
 
-/* One output sample at source position (x, y), channel c. */
-template <class Taps, class Fetch>
-__device__ __forceinline__ float
-conv_sample (const ConvArgs &a, const Taps &taps, const Fetch &fetch,
-             int x, int y, int c)
+/* One output pixel, all channels, at source position (x, y): the loop every
+ * seed method shares; they differ in where taps and pixels come from.  Alpha,
+ * when there is one, is the last channel. */
+template <int C, class Taps, class Fetch>
+__device__ __forceinline__ void
+conv_pixel (const ConvArgs &a, const Taps &taps, const Fetch &fetch, int x, int y,
+            float *out)
 {
   const int w = a.mask_width, h = a.mask_height;
   const int x0 = x - (w - 1) / 2, y0 = y - (h - 1) / 2;
-  const int mode = a.mode[c];
-  float plain = 0.0f, kca = 0.0f, wabs = 0.0f;
+  float plain[C], kca[C], wabs = 0.0f, v[C];
 
-  if (mode == CC_MODE_COPY)
-    return fetch (x, y, c);
-  if (mode == CC_MODE_PLAIN)
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    plain[c] = kca[c] = 0.0f;
+  if (!a.weighted)
+    for (int j = 0; j < h; j++)
+      for (int i = 0; i < w; i++)
+        {
+          const float k = taps (j * w + i);
+
+          fetch (x0 + i, y0 + j, v);
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            plain[c] += k * v[c];
+        }
+  else
+    for (int j = 0; j < h; j++)
+      for (int i = 0; i < w; i++)
+        {
+          const float k = taps (j * w + i);
+
+          fetch (x0 + i, y0 + j, v);
+          const float ka = k * v[C - 1];
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            {
+              plain[c] += k * v[c];
+              kca[c] += ka * v[c];
+            }
+          wabs += fabsf (ka);
+        }
+
+  fetch (x, y, v);   /* the centre, for copied channels */
+#pragma unroll
+  for (int c = 0; c < C; c++)
     {
-      for (int j = 0; j < h; j++)
-        for (int i = 0; i < w; i++)
-          plain += taps (j * w + i) * fetch (x0 + i, y0 + j, c);
-      return cc_finish (plain, a.inv_divisor, a.offset, a.clamp);
-    }
-  for (int j = 0; j < h; j++)
-    for (int i = 0; i < w; i++)
-      {
-        float k = taps (j * w + i);
-        float v = fetch (x0 + i, y0 + j, c);
-        float al = fetch (x0 + i, y0 + j, a.alpha);
+      const int mode = a.mode[c];
 
-        plain += k * v;
-        kca   += k * v * al;
-        wabs  += fabsf (k * al);
-      }
-  return cc_finish_weighted (plain, kca, wabs, a.sum_abs, a.inv_divisor,
-                             a.offset, a.clamp);
+      out[c] = mode == CC_MODE_COPY ? v[c]
+             : mode == CC_MODE_WEIGHTED
+               ? cc_finish_weighted (plain[c], kca[c], wabs, a.sum_abs, a.inv_divisor,
+                                     a.offset, a.clamp)
+               : cc_finish (plain[c], a.inv_divisor, a.offset, a.clamp);
+    }
 }
 
 /* seed-kernels.cu: basic, constant, tiled and caching, each taking 1D masks
@@ -98,7 +134,7 @@ extern pthread_mutex_t cc_seed_constant_lock;
 bool        cc_seed_uses_constant (CcMethod method);
 cudaError_t cc_seed_set_mask      (const float *mask, int count, cudaStream_t stream);
 size_t      cc_seed_shared_bytes  (CcMethod method, int mask_width, int mask_height,
-                                   bool weighted);
+                                   int channels);
 cudaError_t cc_seed_launch        (CcMethod method, const ConvArgs &args,
                                    cudaStream_t stream);
 

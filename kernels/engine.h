@@ -74,7 +74,7 @@ CcStatus       cc_gpu_status     (struct _CcGpu *gpu, char *message, size_t size
 const char    *cc_gpu_name       (struct _CcGpu *gpu);
 CcStatus       cc_gpu_check      (struct _CcGpu *gpu, CcMethod method,
                                   int mask_width, int mask_height, int channels,
-                                  bool weighted, char *message, size_t size);
+                                  char *message, size_t size);
 CcStatus       cc_gpu_run        (struct _CcGpu *gpu, uint64_t budget, CcMethod method,
                                   const CcJob *job, CcResult *result);
 CcStatus       cc_gpu_alloc      (struct _CcGpu *gpu, size_t bytes, void **ptr,

@@ -26,44 +26,51 @@ struct ConstantTaps
   __device__ float operator() (int t) const { return c_mask[t]; }
 };
 
+template <int C>
 struct GlobalFetch
 {
   const ConvArgs &a;
-  __device__ float operator() (int x, int y, int c) const
-  {
-    return fetch_global (a, x, y, c);
-  }
+  __device__ void operator() (int x, int y, float v[C]) const { fetch_global<C> (a, x, y, v); }
 };
 
-/* A tile of one channel (and alpha) in shared memory, border resolved. */
+/* The block's input tile, halo included, border resolved, in shared memory. */
+template <int C>
 struct TileFetch
 {
-  const float *plane;
-  const float *alpha_plane;
+  const float *tile;
   int          tile_w;
   int          x0;
   int          y0;
-  int          channel;   /* the channel 'plane' holds */
-  __device__ float operator() (int x, int y, int c) const
+  __device__ void operator() (int x, int y, float v[C]) const
   {
-    return (c == channel ? plane : alpha_plane)[(y - y0) * tile_w + (x - x0)];
+    const float *p = tile + ((y - y0) * tile_w + (x - x0)) * C;
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      v[c] = p[c];
   }
 };
 
 /* The block's own pixels in shared memory; the halo from global memory. */
+template <int C>
 struct CachingFetch
 {
   const ConvArgs &a;
   const float    *tile;
   int             x0;
   int             y0;
-  __device__ float operator() (int x, int y, int c) const
+  __device__ void operator() (int x, int y, float v[C]) const
   {
     unsigned tx = x - x0, ty = y - y0;
 
     if (tx < blockDim.x && ty < blockDim.y)
-      return tile[(ty * blockDim.x + tx) * a.channels + c];
-    return fetch_global (a, x, y, c);
+      {
+        const float *p = tile + (ty * blockDim.x + tx) * C;
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          v[c] = p[c];
+      }
+    else
+      fetch_global<C> (a, x, y, v);
   }
 };
 
@@ -71,75 +78,57 @@ struct CachingFetch
 #define FOR_BLOCK_ROWS(a, by) \
   for (int by = blockIdx.y * blockDim.y; by < (a).dst.height; by += gridDim.y * blockDim.y)
 
+#define DST_PIXEL(a, x, y) ((a).dst.data + (y) * (a).dst.pitch + (long long) (x) * C)
+
 /* basic and constant: one thread a pixel, every read from global memory. */
-template <class Taps>
+template <int C, class Taps>
 __global__ void
 conv_direct (const __grid_constant__ ConvArgs a, Taps taps)
 {
   const int ox = blockIdx.x * blockDim.x + threadIdx.x;
-  GlobalFetch fetch = { a };
 
   FOR_BLOCK_ROWS (a, by)
     {
       const int oy = by + threadIdx.y;
-      float *out;
 
-      if (ox >= a.dst.width || oy >= a.dst.height)
-        continue;
-      out = a.dst.data + oy * a.dst.pitch + (long long) ox * a.channels;
-      for (int c = 0; c < a.channels; c++)
-        out[c] = conv_sample (a, taps, fetch, a.out_x + ox, a.out_y + oy, c);
+      if (ox < a.dst.width && oy < a.dst.height)
+        conv_pixel<C> (a, taps, GlobalFetch<C> { a }, a.out_x + ox, a.out_y + oy,
+                       DST_PIXEL (a, ox, oy));
     }
 }
 
-/* tiled: the block loads its input tile, halo included, one channel at a time
- * (alpha stays loaded while weighting), so a 127x127 mask still fits. */
+/* tiled: the block loads its input tile and halo into shared memory, then
+ * every tap reads there. */
+template <int C>
 __global__ void
 conv_tiled (const __grid_constant__ ConvArgs a)
 {
-  extern __shared__ float shared[];
+  extern __shared__ float tile[];
   const int tile_w = blockDim.x + a.mask_width - 1;
   const int tile_n = tile_w * (blockDim.y + a.mask_height - 1);
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
   const int nthreads = blockDim.x * blockDim.y;
   const int ox = blockIdx.x * blockDim.x + threadIdx.x;
-  float *plane = shared, *alpha_plane = shared + tile_n;
 
   FOR_BLOCK_ROWS (a, by)
     {
       const int oy = by + threadIdx.y;
       const int x0 = a.out_x + blockIdx.x * blockDim.x - (a.mask_width - 1) / 2;
       const int y0 = a.out_y + by - (a.mask_height - 1) / 2;
-      const bool inside = ox < a.dst.width && oy < a.dst.height;
-      float *out = a.dst.data + oy * a.dst.pitch + (long long) ox * a.channels;
 
       __syncthreads ();
-      if (a.weighted)
-        for (int t = tid; t < tile_n; t += nthreads)
-          alpha_plane[t] = fetch_global (a, x0 + t % tile_w, y0 + t / tile_w, a.alpha);
-
-      for (int c = 0; c < a.channels; c++)
-        {
-          if (a.mode[c] == CC_MODE_COPY)
-            {
-              if (inside)
-                out[c] = fetch_global (a, a.out_x + ox, a.out_y + oy, c);
-              continue;
-            }
-          __syncthreads ();
-          for (int t = tid; t < tile_n; t += nthreads)
-            plane[t] = fetch_global (a, x0 + t % tile_w, y0 + t / tile_w, c);
-          __syncthreads ();
-          if (inside)
-            out[c] = conv_sample (a, ConstantTaps (),
-                                  TileFetch { plane, alpha_plane, tile_w, x0, y0, c },
-                                  a.out_x + ox, a.out_y + oy, c);
-        }
+      for (int t = tid; t < tile_n; t += nthreads)
+        fetch_global<C> (a, x0 + t % tile_w, y0 + t / tile_w, tile + t * C);
+      __syncthreads ();
+      if (ox < a.dst.width && oy < a.dst.height)
+        conv_pixel<C> (a, ConstantTaps (), TileFetch<C> { tile, tile_w, x0, y0 },
+                       a.out_x + ox, a.out_y + oy, DST_PIXEL (a, ox, oy));
     }
 }
 
 /* caching: each thread loads its own pixel; halo reads go to global memory,
  * where neighbouring blocks' loads left them in L2. */
+template <int C>
 __global__ void
 conv_caching (const __grid_constant__ ConvArgs a)
 {
@@ -151,17 +140,13 @@ conv_caching (const __grid_constant__ ConvArgs a)
     {
       const int oy = by + threadIdx.y;
       const int x0 = a.out_x + blockIdx.x * blockDim.x, y0 = a.out_y + by;
-      CachingFetch fetch = { a, tile, x0, y0 };
 
       __syncthreads ();
-      for (int c = 0; c < a.channels; c++)
-        tile[tid * a.channels + c] = fetch_global (a, x0 + threadIdx.x, y0 + threadIdx.y, c);
+      fetch_global<C> (a, x0 + threadIdx.x, y0 + threadIdx.y, tile + tid * C);
       __syncthreads ();
-      if (ox >= a.dst.width || oy >= a.dst.height)
-        continue;
-      float *out = a.dst.data + oy * a.dst.pitch + (long long) ox * a.channels;
-      for (int c = 0; c < a.channels; c++)
-        out[c] = conv_sample (a, ConstantTaps (), fetch, a.out_x + ox, a.out_y + oy, c);
+      if (ox < a.dst.width && oy < a.dst.height)
+        conv_pixel<C> (a, ConstantTaps (), CachingFetch<C> { a, tile, x0, y0 },
+                       a.out_x + ox, a.out_y + oy, DST_PIXEL (a, ox, oy));
     }
 }
 
@@ -190,47 +175,61 @@ cc_seed_set_mask (const float *mask, int count, cudaStream_t stream)
 }
 
 size_t
-cc_seed_shared_bytes (CcMethod method, int mask_width, int mask_height, bool weighted)
+cc_seed_shared_bytes (CcMethod method, int mask_width, int mask_height, int channels)
 {
   dim3 b = block_for (mask_width, mask_height);
 
   if (method == CC_METHOD_TILED)
-    return sizeof (float) * (b.x + mask_width - 1) * (b.y + mask_height - 1) *
-           (weighted ? 2 : 1);
+    return sizeof (float) * channels * (b.x + mask_width - 1) * (b.y + mask_height - 1);
   if (method == CC_METHOD_CACHING)
-    return sizeof (float) * b.x * b.y * 4;
+    return sizeof (float) * channels * b.x * b.y;
   return 0;
 }
 
-cudaError_t
-cc_seed_launch (CcMethod method, const ConvArgs &a, cudaStream_t stream)
+template <int C>
+static cudaError_t
+launch (CcMethod method, const ConvArgs &a, cudaStream_t stream)
 {
   dim3 block = block_for (a.mask_width, a.mask_height);
   unsigned rows = (a.dst.height + block.y - 1) / block.y;
   dim3 grid ((a.dst.width + block.x - 1) / block.x, rows < 65535 ? rows : 65535);
-  size_t shared = cc_seed_shared_bytes (method, a.mask_width, a.mask_height, a.weighted);
+  size_t shared = cc_seed_shared_bytes (method, a.mask_width, a.mask_height, C);
   cudaError_t err;
 
   switch (method)
     {
     case CC_METHOD_BASIC:
-      conv_direct<<<grid, block, 0, stream>>> (a, GlobalTaps { a.mask });
+      conv_direct<C><<<grid, block, 0, stream>>> (a, GlobalTaps { a.mask });
       break;
     case CC_METHOD_CONSTANT:
-      conv_direct<<<grid, block, 0, stream>>> (a, ConstantTaps ());
+      conv_direct<C><<<grid, block, 0, stream>>> (a, ConstantTaps ());
       break;
     case CC_METHOD_TILED:
       if (shared > 48 * 1024 &&
-          (err = cudaFuncSetAttribute (conv_tiled, cudaFuncAttributeMaxDynamicSharedMemorySize,
+          (err = cudaFuncSetAttribute (conv_tiled<C>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        (int) shared)) != cudaSuccess)
         return err;
-      conv_tiled<<<grid, block, shared, stream>>> (a);
+      conv_tiled<C><<<grid, block, shared, stream>>> (a);
       break;
     case CC_METHOD_CACHING:
-      conv_caching<<<grid, block, shared, stream>>> (a);
+      conv_caching<C><<<grid, block, shared, stream>>> (a);
       break;
     default:
       return cudaErrorInvalidValue;
     }
   return cudaGetLastError ();
+}
+
+cudaError_t
+cc_seed_launch (CcMethod method, const ConvArgs &a, cudaStream_t stream)
+{
+  switch (a.channels)
+    {
+    case 1:  return launch<1> (method, a, stream);
+    case 2:  return launch<2> (method, a, stream);
+    case 3:  return launch<3> (method, a, stream);
+    case 4:  return launch<4> (method, a, stream);
+    default: return cudaErrorInvalidValue;
+    }
 }

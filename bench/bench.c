@@ -1,0 +1,406 @@
+/* make bench: every GPU method on a 4096x4096 RGBA float image resident on
+ * the GPU, beside the device copy floor and NPP, and the 1D methods on long
+ * signals.  CUDA events, warm-up, median of many runs, random data; each
+ * result is spot-checked against the gold.  A program, not a test.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+#ifdef HAVE_NPP
+#include <nppi_filtering_functions.h>
+#endif
+
+#include "convolve.h"
+
+#define RUNS 15
+#define WARMUP 3
+
+static const CcMethod gpu_methods[] = {
+  CC_METHOD_BASIC, CC_METHOD_CONSTANT, CC_METHOD_TILED, CC_METHOD_CACHING
+};
+#define N_METHODS (int) (sizeof gpu_methods / sizeof gpu_methods[0])
+
+static FILE *markdown;
+static uint64_t rng = 0x1234567887654321ull;
+
+static float
+rand01 (void)
+{
+  rng ^= rng >> 12;
+  rng ^= rng << 25;
+  rng ^= rng >> 27;
+  return (float) ((rng * 0x2545f4914f6cdd1dull) >> 40) / (float) (1 << 24);
+}
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static double
+median (double *v, int n)
+{
+  qsort (v, n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void
+die_cuda (cudaError_t err, const char *what)
+{
+  if (err != cudaSuccess)
+    {
+      fprintf (stderr, "bench: %s: %s\n", what, cudaGetErrorString (err));
+      exit (1);
+    }
+}
+
+/* Times fn(data) on stream 0 with events: median ms of RUNS after WARMUP. */
+static double
+time_events (void (*fn) (void *), void *data)
+{
+  cudaEvent_t a, b;
+  double t[RUNS];
+
+  cudaEventCreate (&a);
+  cudaEventCreate (&b);
+  for (int i = 0; i < WARMUP; i++)
+    fn (data);
+  for (int i = 0; i < RUNS; i++)
+    {
+      float ms;
+      cudaEventRecord (a, 0);
+      fn (data);
+      cudaEventRecord (b, 0);
+      die_cuda (cudaEventSynchronize (b), "timing");
+      cudaEventElapsedTime (&ms, a, b);
+      t[i] = ms;
+    }
+  cudaEventDestroy (a);
+  cudaEventDestroy (b);
+  return median (t, RUNS);
+}
+
+typedef struct
+{
+  void   *dst;
+  void   *src;
+  size_t  bytes;
+} Copy;
+
+static void
+run_copy (void *data)
+{
+  Copy *c = data;
+  die_cuda (cudaMemcpyAsync (c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, 0), "copy");
+}
+
+/* Checks three 8x8 (or 64x1) regions of the GPU result against the gold;
+ * returns the worst error over the bound (<= 1 passes). */
+static double
+spot_check (const CcImage *host_src, const CcImage *dev_dst, const CcMask *mask,
+            const CcOptions *o)
+{
+  const int C = host_src->channels;
+  const int64_t rw = dev_dst->width < 64 ? dev_dst->width : dev_dst->height == 1 ? 64 : 8;
+  const int64_t rh = dev_dst->height < 8 ? dev_dst->height : 8;
+  double sum_abs = 0.0, worst = 0.0, bound;
+  double gold[64 * 8 * 4];
+  float got[64 * 8 * 4];
+
+  for (int i = 0; i < mask->width * mask->height; i++)
+    sum_abs += fabs (mask->values[i]);
+  bound = 1e-5 * (sum_abs / fabs (mask->divisor)) + 1e-6;
+
+  for (int k = 0; k < 3; k++)
+    {
+      /* corner, middle, far corner: the borders and the inside */
+      int64_t x = k == 0 ? 0 : k == 1 ? (dev_dst->width - rw) / 2 : dev_dst->width - rw;
+      int64_t y = k == 0 ? 0 : k == 1 ? (dev_dst->height - rh) / 2 : dev_dst->height - rh;
+      CcImage g = { gold, CC_TYPE_DOUBLE, C, rw, rh, rw * C * 8, false };
+
+      if (cc_convolve_gold (host_src, x, y, &g, mask, o) != CC_OK)
+        return INFINITY;
+      die_cuda (cudaMemcpy2D (got, rw * C * 4, (char *) dev_dst->data + y * dev_dst->stride
+                              + x * C * 4, dev_dst->stride, rw * C * 4, rh,
+                              cudaMemcpyDeviceToHost), "download");
+      for (int64_t i = 0; i < rw * rh * C; i++)
+        {
+          double e = fabs (got[i] - gold[i]) / bound;
+          if (!(e <= worst))
+            worst = isnan (e) ? INFINITY : e;
+        }
+    }
+  return worst;
+}
+
+/* The engine's own kernel time (CUDA events inside it): median of RUNS. */
+static double
+time_method (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcMask *mask,
+             const CcOptions *o, bool *ok)
+{
+  double t[RUNS];
+  CcResult r;
+
+  for (int i = 0; i < WARMUP + RUNS; i++)
+    {
+      if (cc_convolve (ctx, src, 0, 0, dst, mask, o, &r) != CC_OK)
+        {
+          fprintf (stderr, "bench: %s: %s\n", cc_method_name (o->method), r.message);
+          *ok = false;
+          return NAN;
+        }
+      if (i >= WARMUP)
+        t[i - WARMUP] = r.kernel_ms;
+    }
+  *ok = true;
+  return median (t, RUNS);
+}
+
+static void
+row (const char *mask, const char *method, double ms, double bytes, double npp_ms,
+     double error)
+{
+  char ratio[32] = "-", check[32];
+
+  if (npp_ms > 0 && ms > 0)
+    snprintf (ratio, sizeof ratio, "%.2fx", npp_ms / ms);
+  snprintf (check, sizeof check, error < 0 ? "-" : error <= 1.0 ? "ok" : "FAIL %.3g", error);
+  printf ("%-7s %-9s %9.3f %9.0f %9s  %s\n", mask, method, ms, bytes / ms / 1e6, ratio, check);
+  if (markdown)
+    fprintf (markdown, "| %s | %s | %.3f | %.0f | %s |\n", mask, method, ms,
+             bytes / ms / 1e6, ratio);
+}
+
+static void
+header (const char *title)
+{
+  printf ("\n%s\n%-7s %-9s %9s %9s %9s  %s\n", title, "mask", "method", "ms", "GB/s",
+          "vs NPP", "check");
+  if (markdown)
+    fprintf (markdown, "\n%s\n\n| mask | method | ms | GB/s | speed vs NPP |\n"
+             "|---|---|---|---|---|\n", title);
+}
+
+#ifdef HAVE_NPP
+typedef struct
+{
+  const float      *src;
+  float            *dst;
+  int               width;
+  int               height;
+  int               k;
+  const float      *kernel;
+  NppStreamContext  npp;
+} NppRun;
+
+static void
+run_npp (void *data)
+{
+  NppRun *n = data;
+  NppiSize size = { n->width, n->height }, ksize = { n->k, n->k };
+  NppiPoint zero = { 0, 0 }, anchor = { n->k / 2, n->k / 2 };
+  NppStatus st;
+
+  st = nppiFilterBorder_32f_C4R_Ctx (n->src, n->width * 16, size, zero, n->dst, n->width * 16,
+                                     size, n->kernel, ksize, anchor, NPP_BORDER_REPLICATE,
+                                     n->npp);
+  if (st != NPP_SUCCESS)
+    {
+      fprintf (stderr, "bench: NPP error %d\n", (int) st);
+      exit (1);
+    }
+}
+
+static NppStreamContext
+npp_context (void)
+{
+  NppStreamContext c;
+  struct cudaDeviceProp p;
+
+  memset (&c, 0, sizeof c);
+  cudaGetDeviceProperties (&p, 0);
+  c.hStream = 0;
+  c.nCudaDeviceId = 0;
+  c.nMultiProcessorCount = p.multiProcessorCount;
+  c.nMaxThreadsPerMultiProcessor = p.maxThreadsPerMultiProcessor;
+  c.nMaxThreadsPerBlock = p.maxThreadsPerBlock;
+  c.nSharedMemPerBlock = p.sharedMemPerBlock;
+  c.nCudaDevAttrComputeCapabilityMajor = p.major;
+  c.nCudaDevAttrComputeCapabilityMinor = p.minor;
+  return c;
+}
+#endif
+
+static void
+bench_2d (CcContext *ctx, int size)
+{
+  static const int masks[] = { 3, 5, 7, 9, 15, 25, 31 };
+  const int64_t n = (int64_t) size * size * 4;
+  const size_t bytes = n * sizeof (float);
+  CcImage host = { malloc (bytes), CC_TYPE_FLOAT, 4, size, size, size * 16, false };
+  CcImage src = host, dst = host;
+  Copy copy;
+  double floor_ms;
+  char title[128];
+
+  src.on_device = dst.on_device = true;
+  for (int64_t i = 0; i < n; i++)
+    ((float *) host.data)[i] = rand01 ();
+  die_cuda (cudaMalloc (&src.data, bytes), "alloc");
+  die_cuda (cudaMalloc (&dst.data, bytes), "alloc");
+  die_cuda (cudaMemcpy (src.data, host.data, bytes, cudaMemcpyHostToDevice), "upload");
+
+  snprintf (title, sizeof title, "2D: %dx%d RGBA float on the GPU, border extend", size, size);
+  header (title);
+  copy = (Copy) { dst.data, src.data, bytes };
+  floor_ms = time_events (run_copy, &copy);
+  row ("-", "copy", floor_ms, 2.0 * bytes, 0, -1);
+
+  for (size_t m = 0; m < sizeof masks / sizeof masks[0]; m++)
+    {
+      const int k = masks[m];
+      double values[31 * 31], sum = 0.0, npp_ms = 0.0;
+      CcMask mask = { k, k, values, 1.0, 0.0 };
+      CcOptions o;
+      char name[16];
+
+      for (int i = 0; i < k * k; i++)
+        sum += values[i] = rand01 () - 0.25;
+      mask.divisor = sum;
+      snprintf (name, sizeof name, "%dx%d", k, k);
+#ifdef HAVE_NPP
+      {
+        NppRun run = { src.data, dst.data, size, size, k, NULL, npp_context () };
+        float kernel[31 * 31], *dk;
+
+        for (int i = 0; i < k * k; i++)
+          kernel[i] = (float) values[i];
+        die_cuda (cudaMalloc ((void **) &dk, sizeof kernel), "alloc");
+        die_cuda (cudaMemcpy (dk, kernel, sizeof kernel, cudaMemcpyHostToDevice), "upload");
+        run.kernel = dk;
+        npp_ms = time_events (run_npp, &run);
+        row (name, "NPP", npp_ms, 2.0 * bytes, npp_ms, -1);
+        cudaFree (dk);
+      }
+#endif
+      cc_options_init (&o);
+      for (int i = 0; i < N_METHODS; i++)
+        {
+          char why[256];
+          bool ok;
+          double ms;
+
+          o.method = gpu_methods[i];
+          if (cc_method_check (ctx, o.method, &mask, 4, why, sizeof why) != CC_OK)
+            {
+              printf ("%-7s %-9s %s\n", name, cc_method_name (o.method), why);
+              continue;
+            }
+          die_cuda (cudaMemset (dst.data, 0xff, bytes), "poison");
+          ms = time_method (ctx, &src, &dst, &mask, &o, &ok);
+          if (ok)
+            row (name, cc_method_name (o.method), ms, 2.0 * bytes, npp_ms,
+                 spot_check (&host, &dst, &mask, &o));
+        }
+    }
+  cudaFree (src.data);
+  cudaFree (dst.data);
+  free (host.data);
+}
+
+static void
+bench_1d (CcContext *ctx, int64_t n, int taps)
+{
+  const size_t bytes = n * sizeof (float);
+  CcImage host = { malloc (bytes), CC_TYPE_FLOAT, 1, n, 1, (int64_t) bytes, false };
+  CcImage src = host, dst = host;
+  double values[127], sum = 0.0;
+  CcMask mask = { taps, 1, values, 1.0, 0.0 };
+  CcOptions o;
+  Copy copy;
+  char title[128], name[16];
+
+  src.on_device = dst.on_device = true;
+  for (int64_t i = 0; i < n; i++)
+    ((float *) host.data)[i] = rand01 ();
+  for (int i = 0; i < taps; i++)
+    sum += values[i] = rand01 ();
+  mask.divisor = sum;
+  die_cuda (cudaMalloc (&src.data, bytes), "alloc");
+  die_cuda (cudaMalloc (&dst.data, bytes), "alloc");
+  die_cuda (cudaMemcpy (src.data, host.data, bytes, cudaMemcpyHostToDevice), "upload");
+
+  snprintf (title, sizeof title, "1D: n = 2^%d floats, %d taps", (int) log2 ((double) n), taps);
+  header (title);
+  copy = (Copy) { dst.data, src.data, bytes };
+  row ("-", "copy", time_events (run_copy, &copy), 2.0 * bytes, 0, -1);
+  snprintf (name, sizeof name, "%dx1", taps);
+  cc_options_init (&o);
+  for (int i = 0; i < N_METHODS; i++)
+    {
+      bool ok;
+      double ms;
+
+      o.method = gpu_methods[i];
+      die_cuda (cudaMemset (dst.data, 0xff, bytes), "poison");
+      ms = time_method (ctx, &src, &dst, &mask, &o, &ok);
+      if (ok)
+        row (name, cc_method_name (o.method), ms, 2.0 * bytes, 0,
+             spot_check (&host, &dst, &mask, &o));
+    }
+  cudaFree (src.data);
+  cudaFree (dst.data);
+  free (host.data);
+}
+
+int
+main (int argc, char **argv)
+{
+  CcContext *ctx = cc_context_new ();
+  int size = 4096, driver = 0;
+  char why[512];
+
+  for (int i = 1; i < argc; i++)
+    if (strcmp (argv[i], "--markdown") == 0 && i + 1 < argc)
+      markdown = fopen (argv[++i], "w");
+    else if (strcmp (argv[i], "--size") == 0 && i + 1 < argc)
+      size = atoi (argv[++i]);
+    else
+      {
+        fprintf (stderr, "usage: bench [--size N] [--markdown FILE]\n");
+        return 2;
+      }
+  if (cc_context_gpu_status (ctx, why, sizeof why) != CC_OK)
+    {
+      fprintf (stderr, "bench: needs a GPU: %s\n", why);
+      return 1;
+    }
+  cudaDriverGetVersion (&driver);
+  printf ("GPU: %s, driver CUDA %d.%d, runtime %d.%d; median of %d runs after %d warm-ups\n",
+          cc_context_device_name (ctx), driver / 1000, driver % 1000 / 10,
+          CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10, RUNS, WARMUP);
+  if (markdown)
+    fprintf (markdown, "GPU: %s; CUDA events, median of %d runs after %d warm-ups.\n",
+             cc_context_device_name (ctx), RUNS, WARMUP);
+#ifndef HAVE_NPP
+  printf ("(NPP not found at configure time: no NPP column)\n");
+#endif
+
+  bench_2d (ctx, size);
+  bench_1d (ctx, (int64_t) 1 << 22, 25);
+  bench_1d (ctx, (int64_t) 1 << 28, 25);
+
+  if (markdown)
+    fclose (markdown);
+  cc_context_free (ctx);
+  return 0;
+}
