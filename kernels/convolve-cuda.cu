@@ -512,7 +512,7 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
 
   if ((status = cc_gpu_check (g, method, job->mask_width, job->mask_height,
                               job->channels, r->message, sizeof r->message)) != CC_OK)
-    return cc_fail (r, status, "%s", r->message);
+    return r->status = status;
   if ((status = make_plan (g, budget, job, &p, r)) != CC_OK)
     return status;
   if (cc_job_tick (job, 0.0))

@@ -41,39 +41,63 @@ struct ConvArgs
   const float   *mask;       /* the mask in global memory */
 };
 
-/* The C channels of source pixel (x, y), border resolved; only taps outside
- * the source pay for the border rule. */
 template <int C>
 __device__ __forceinline__ void
-fetch_global (const ConvArgs &a, int x, int y, float v[C])
+load_pixel (const float *p, float v[C])
 {
-  if ((unsigned) x >= (unsigned) a.src.width || (unsigned) y >= (unsigned) a.src.height)
-    {
-      long long mx = cc_border_index (x, a.src.width, a.border_x);
-      long long my = cc_border_index (y, a.src.height, a.border_y);
-
-      if (mx < 0 || my < 0)
-        {
-#pragma unroll
-          for (int c = 0; c < C; c++)
-            v[c] = 0.0f;
-          return;
-        }
-      x = (int) mx;
-      y = (int) my;
-    }
-  const float *p = a.src.data + y * a.src.pitch + (long long) x * C;
 #pragma unroll
   for (int c = 0; c < C; c++)
     v[c] = __ldg (p + c);
 }
 
+/* One source row in global memory, its border resolved once; only taps
+ * outside the row pay for the border rule across. */
+template <int C>
+struct GlobalRow
+{
+  const ConvArgs &a;
+  const float    *p;   /* NULL: a ghost row of zeros */
+
+  __device__ bool present () const { return p != NULL; }
+  __device__ void operator() (int x, float v[C]) const
+  {
+    if ((unsigned) x >= (unsigned) a.src.width)
+      {
+        long long mx = cc_border_index (x, a.src.width, a.border_x);
+        if (mx < 0)
+          {
+#pragma unroll
+            for (int c = 0; c < C; c++)
+              v[c] = 0.0f;
+            return;
+          }
+        x = (int) mx;
+      }
+    load_pixel<C> (p + x * C, v);
+  }
+};
+
+template <int C>
+__device__ __forceinline__ GlobalRow<C>
+global_row (const ConvArgs &a, int y)
+{
+  if ((unsigned) y >= (unsigned) a.src.height)
+    {
+      long long my = cc_border_index (y, a.src.height, a.border_y);
+      if (my < 0)
+        return GlobalRow<C> { a, NULL };
+      y = (int) my;
+    }
+  return GlobalRow<C> { a, a.src.data + y * a.src.pitch };
+}
+
 /* One output pixel, all channels, at source position (x, y): the loop every
- * seed method shares; they differ in where taps and pixels come from.  Alpha,
- * when there is one, is the last channel. */
-template <int C, class Taps, class Fetch>
+ * seed method shares; they differ in where taps and rows come from
+ * ('source.row (y)' gives an accessor of that row's pixels).  Alpha, when
+ * there is one, is the last channel. */
+template <int C, class Taps, class Source>
 __device__ __forceinline__ void
-conv_pixel (const ConvArgs &a, const Taps &taps, const Fetch &fetch, int x, int y,
+conv_pixel (const ConvArgs &a, const Taps &taps, const Source &source, int x, int y,
             float *out)
 {
   const int w = a.mask_width, h = a.mask_height;
@@ -83,35 +107,40 @@ conv_pixel (const ConvArgs &a, const Taps &taps, const Fetch &fetch, int x, int 
 #pragma unroll
   for (int c = 0; c < C; c++)
     plain[c] = kca[c] = 0.0f;
-  if (!a.weighted)
-    for (int j = 0; j < h; j++)
-      for (int i = 0; i < w; i++)
-        {
-          const float k = taps (j * w + i);
+  for (int j = 0; j < h; j++)
+    {
+      const auto row = source.row (y0 + j);
 
-          fetch (x0 + i, y0 + j, v);
-#pragma unroll
-          for (int c = 0; c < C; c++)
-            plain[c] += k * v[c];
-        }
-  else
-    for (int j = 0; j < h; j++)
-      for (int i = 0; i < w; i++)
-        {
-          const float k = taps (j * w + i);
+      if (!row.present ())
+        continue;   /* zero border: adds nothing */
+      if (!a.weighted)
+        for (int i = 0; i < w; i++)
+          {
+            const float k = taps (j * w + i);
 
-          fetch (x0 + i, y0 + j, v);
-          const float ka = k * v[C - 1];
+            row (x0 + i, v);
 #pragma unroll
-          for (int c = 0; c < C; c++)
-            {
+            for (int c = 0; c < C; c++)
               plain[c] += k * v[c];
-              kca[c] += ka * v[c];
-            }
-          wabs += fabsf (ka);
-        }
+          }
+      else
+        for (int i = 0; i < w; i++)
+          {
+            const float k = taps (j * w + i);
 
-  fetch (x, y, v);   /* the centre, for copied channels */
+            row (x0 + i, v);
+            const float ka = k * v[C - 1];
+#pragma unroll
+            for (int c = 0; c < C; c++)
+              {
+                plain[c] += k * v[c];
+                kca[c] += ka * v[c];
+              }
+            wabs += fabsf (ka);
+          }
+    }
+
+  source.row (y) (x, v);   /* the centre, for copied channels */
 #pragma unroll
   for (int c = 0; c < C; c++)
     {

@@ -27,50 +27,73 @@ struct ConstantTaps
 };
 
 template <int C>
-struct GlobalFetch
+struct GlobalSource
 {
   const ConvArgs &a;
-  __device__ void operator() (int x, int y, float v[C]) const { fetch_global<C> (a, x, y, v); }
+  __device__ GlobalRow<C> row (int y) const { return global_row<C> (a, y); }
 };
 
 /* The block's input tile, halo included, border resolved, in shared memory. */
 template <int C>
-struct TileFetch
+struct TileRow
+{
+  const float *p;   /* this row of the tile */
+  int          x0;  /* the source x of its first pixel */
+  __device__ bool present () const { return true; }
+  __device__ void operator() (int x, float v[C]) const
+  {
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      v[c] = p[(x - x0) * C + c];
+  }
+};
+
+template <int C>
+struct TileSource
 {
   const float *tile;
   int          tile_w;
   int          x0;
   int          y0;
-  __device__ void operator() (int x, int y, float v[C]) const
+  __device__ TileRow<C> row (int y) const
   {
-    const float *p = tile + ((y - y0) * tile_w + (x - x0)) * C;
-#pragma unroll
-    for (int c = 0; c < C; c++)
-      v[c] = p[c];
+    return TileRow<C> { tile + (y - y0) * tile_w * C, x0 };
   }
 };
 
 /* The block's own pixels in shared memory; the halo from global memory. */
 template <int C>
-struct CachingFetch
+struct CachingRow
+{
+  GlobalRow<C>  global;
+  const float  *own;     /* this row of the block's pixels, or NULL */
+  int           x0;
+  __device__ bool present () const { return own || global.present (); }
+  __device__ void operator() (int x, float v[C]) const
+  {
+    if (own && (unsigned) (x - x0) < blockDim.x)
+      {
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          v[c] = own[(x - x0) * C + c];
+      }
+    else
+      global (x, v);
+  }
+};
+
+template <int C>
+struct CachingSource
 {
   const ConvArgs &a;
   const float    *tile;
   int             x0;
   int             y0;
-  __device__ void operator() (int x, int y, float v[C]) const
+  __device__ CachingRow<C> row (int y) const
   {
-    unsigned tx = x - x0, ty = y - y0;
-
-    if (tx < blockDim.x && ty < blockDim.y)
-      {
-        const float *p = tile + (ty * blockDim.x + tx) * C;
-#pragma unroll
-        for (int c = 0; c < C; c++)
-          v[c] = p[c];
-      }
-    else
-      fetch_global<C> (a, x, y, v);
+    const bool own = (unsigned) (y - y0) < blockDim.y;
+    return CachingRow<C> { global_row<C> (a, y),
+                           own ? tile + (y - y0) * blockDim.x * C : NULL, x0 };
   }
 };
 
@@ -92,7 +115,7 @@ conv_direct (const __grid_constant__ ConvArgs a, Taps taps)
       const int oy = by + threadIdx.y;
 
       if (ox < a.dst.width && oy < a.dst.height)
-        conv_pixel<C> (a, taps, GlobalFetch<C> { a }, a.out_x + ox, a.out_y + oy,
+        conv_pixel<C> (a, taps, GlobalSource<C> { a }, a.out_x + ox, a.out_y + oy,
                        DST_PIXEL (a, ox, oy));
     }
 }
@@ -118,10 +141,19 @@ conv_tiled (const __grid_constant__ ConvArgs a)
 
       __syncthreads ();
       for (int t = tid; t < tile_n; t += nthreads)
-        fetch_global<C> (a, x0 + t % tile_w, y0 + t / tile_w, tile + t * C);
+        {
+          const GlobalRow<C> r = global_row<C> (a, y0 + t / tile_w);
+          float *v = tile + t * C;
+
+          if (r.present ())
+            r (x0 + t % tile_w, v);
+          else
+            for (int c = 0; c < C; c++)
+              v[c] = 0.0f;
+        }
       __syncthreads ();
       if (ox < a.dst.width && oy < a.dst.height)
-        conv_pixel<C> (a, ConstantTaps (), TileFetch<C> { tile, tile_w, x0, y0 },
+        conv_pixel<C> (a, ConstantTaps (), TileSource<C> { tile, tile_w, x0, y0 },
                        a.out_x + ox, a.out_y + oy, DST_PIXEL (a, ox, oy));
     }
 }
@@ -141,11 +173,17 @@ conv_caching (const __grid_constant__ ConvArgs a)
       const int oy = by + threadIdx.y;
       const int x0 = a.out_x + blockIdx.x * blockDim.x, y0 = a.out_y + by;
 
+      const GlobalRow<C> own = global_row<C> (a, y0 + threadIdx.y);
+
       __syncthreads ();
-      fetch_global<C> (a, x0 + threadIdx.x, y0 + threadIdx.y, tile + tid * C);
+      if (own.present ())
+        own (x0 + threadIdx.x, tile + tid * C);
+      else
+        for (int c = 0; c < C; c++)
+          tile[tid * C + c] = 0.0f;
       __syncthreads ();
       if (ox < a.dst.width && oy < a.dst.height)
-        conv_pixel<C> (a, ConstantTaps (), CachingFetch<C> { a, tile, x0, y0 },
+        conv_pixel<C> (a, ConstantTaps (), CachingSource<C> { a, tile, x0, y0 },
                        a.out_x + ox, a.out_y + oy, DST_PIXEL (a, ox, oy));
     }
 }
