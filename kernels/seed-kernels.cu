@@ -77,8 +77,15 @@ struct CachingRow
         for (int c = 0; c < C; c++)
           v[c] = own[(x - x0) * C + c];
       }
-    else
+    else if (global.present ())
       global (x, v);
+    else
+      {
+        /* The block's own row lies in the zero border: so does its halo. */
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          v[c] = 0.0f;
+      }
   }
 };
 
