@@ -104,7 +104,10 @@ gpu_start (void *data)
   g->device = 0;
   if ((err = cudaSetDevice (g->device)) != cudaSuccess ||
       (err = cudaGetDeviceProperties (&prop, g->device)) != cudaSuccess ||
-      (err = cudaStreamCreateWithFlags (&g->stream, cudaStreamNonBlocking)) != cudaSuccess ||
+      /* A blocking stream: it waits for what callers queued on the legacy
+       * default stream, such as an upload of an on_device source whose DMA
+       * from pageable memory may still be running when cudaMemcpy returns. */
+      (err = cudaStreamCreateWithFlags (&g->stream, cudaStreamDefault)) != cudaSuccess ||
       (err = cudaMalloc (&g->mask, sizeof (float) * CC_MASK_MAX * CC_MASK_MAX)) != cudaSuccess)
     {
       set_status (g, status_of (err), "could not start the GPU: %s", cudaGetErrorString (err));

@@ -400,12 +400,13 @@ cc_method_check (CcContext *ctx, CcMethod method, const CcMask *mask, int channe
                        message, size);
 }
 
-/* The GPU method 'auto' takes: the fastest of the seed methods measured on
- * an H100 (see README.md, Benchmarks), falling back to one the mask fits. */
+/* The GPU method 'auto' takes: tiled, the fastest seed method on an H100
+ * up to 9x9 and on 1D masks, and caching where tiled's tile does not fit in
+ * shared memory (see README.md, Benchmarks). */
 static CcMethod
 auto_gpu_method (CcContext *ctx, const CcJob *job)
 {
-  static const CcMethod order[] = { CC_METHOD_TILED, CC_METHOD_CONSTANT };
+  static const CcMethod order[] = { CC_METHOD_TILED, CC_METHOD_CACHING };
   char msg[8];
 
   for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)

@@ -154,7 +154,9 @@ void         cc_context_set_device_budget (CcContext *ctx, uint64_t bytes);
  * result at (out_x + x, out_y + y) of 'src'; that rectangle must lie inside
  * 'src'.  Border modes apply only beyond 'src'.  'src' and 'dst' must not
  * overlap; they have the same channel count, and may differ in type and in
- * where they live.  On failure 'dst' may be partly written. */
+ * where they live.  Device images are read after work the caller queued on
+ * the legacy default stream, and the call returns when 'dst' is complete.
+ * On failure 'dst' may be partly written. */
 CcStatus     cc_convolve             (CcContext       *ctx,
                                       const CcImage   *src,
                                       int64_t          out_x,
