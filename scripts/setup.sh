@@ -1,0 +1,25 @@
+#!/bin/sh
+# Installs what building and testing need, as root, on Debian 12 or 13 (or a
+# derivative).  Where the distribution packages GIMP 3 it is installed
+# natively; elsewhere (Debian 12) a Debian 13 root with GIMP 3 is provisioned
+# once, outside the clone (scripts/gimp-root.sh).  Prints "native" or "root".
+set -eu
+[ "$(id -u)" = 0 ] || { echo "setup: run as root (it installs packages)" >&2; exit 1; }
+export DEBIAN_FRONTEND=noninteractive
+
+apt_install ()
+{
+  apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+apt-get update -qq >/dev/null
+apt_install autoconf automake make gcc g++ pkg-config ca-certificates
+if apt-cache show libgimp-3.0-dev >/dev/null 2>&1; then
+  apt_install gimp libgimp-3.0-dev python3-gi gir1.2-gimp-3.0 \
+              xvfb xauth imagemagick x11-utils xdotool
+  echo native
+else
+  apt_install debootstrap
+  "$(dirname "$0")/gimp-root.sh" provision >&2
+  echo root
+fi
