@@ -6,16 +6,44 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <locale.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "convolve.h"
 
-bool
-cc_mask_parse (const char *text, int *width, int *height, double **values,
-               char *message, size_t size)
+/* Numbers are written with a '.' whatever the caller's locale (a GIMP
+ * plug-in may run under one with decimal commas): switch this thread to the
+ * C locale for the duration. */
+static locale_t c_locale;
+static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
+
+static void
+make_c_locale (void)
+{
+  c_locale = newlocale (LC_NUMERIC_MASK, "C", (locale_t) 0);
+}
+
+static locale_t
+use_c_locale (void)
+{
+  pthread_once (&c_locale_once, make_c_locale);
+  return c_locale ? uselocale (c_locale) : (locale_t) 0;
+}
+
+static void
+restore_locale (locale_t old)
+{
+  if (old)
+    uselocale (old);
+}
+
+static bool
+parse (const char *text, int *width, int *height, double **values,
+       char *message, size_t size)
 {
   const char *p = text;
   double *v = malloc (sizeof (double) * CC_MASK_MAX * CC_MASK_MAX);
@@ -109,15 +137,28 @@ fail:
   return false;
 }
 
+bool
+cc_mask_parse (const char *text, int *width, int *height, double **values,
+               char *message, size_t size)
+{
+  locale_t old = use_c_locale ();
+  bool ok = parse (text, width, height, values, message, size);
+
+  restore_locale (old);
+  return ok;
+}
+
 char *
 cc_mask_format (int width, int height, const double *values)
 {
   /* 26 bytes a value hold "%.17g" and a separator. */
   size_t cap = (size_t) width * height * 26 + 1;
   char *s = malloc (cap), *p = s;
+  locale_t old;
 
   if (!s)
     return NULL;
+  old = use_c_locale ();
   for (int j = 0; j < height; j++)
     for (int i = 0; i < width; i++)
       {
@@ -131,5 +172,6 @@ cc_mask_format (int width, int height, const double *values)
         p += snprintf (p, cap - (p - s), "%s%s", num,
                        i + 1 < width ? "," : j + 1 < height ? ";" : "");
       }
+  restore_locale (old);
   return s;
 }

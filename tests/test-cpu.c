@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,18 @@ test_mask_text (void)
     free (back);
     free (text);
   }
+  /* Under a locale with decimal commas the text form is unchanged. */
+  if (setlocale (LC_NUMERIC, "de_DE.UTF-8") || setlocale (LC_NUMERIC, "fr_FR.UTF-8"))
+    {
+      double half[3] = { 0.5, 1, 0.25 };
+      CHECK (cc_mask_parse ("0.5,1,0.25", &w, &h, &v, msg, sizeof msg) && w == 3 &&
+             v[0] == 0.5 && v[2] == 0.25, "parse under a decimal-comma locale");
+      free (v);
+      text = cc_mask_format (3, 1, half);
+      CHECK (strcmp (text, "0.5,1,0.25") == 0, "format under a decimal-comma locale: %s", text);
+      free (text);
+      setlocale (LC_NUMERIC, "C");
+    }
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     {
       msg[0] = '\0';
