@@ -1,0 +1,462 @@
+/* plug-in-cuda-convolve: GIMP 3 procedures that convolve a drawable with a
+ * mask on an NVIDIA GPU through CUDA, or on the CPU where there is none.
+ *
+ *   plug-in-cuda-convolve          the filter (Filters > Generic)
+ *   plug-in-cuda-convolve-presets  the preset ids it knows
+ *
+ * Copyright (C) 2026 gimp-cuda-convolve authors
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libgimp/gimp.h>
+#include <libgimp/gimpui.h>
+
+#include "convolve.h"
+#include "preset.h"
+#include "render.h"
+#include "dialog.h"
+
+#define PLUG_IN_PROC         "plug-in-cuda-convolve"
+#define PLUG_IN_PRESETS_PROC "plug-in-cuda-convolve-presets"
+#define PLUG_IN_BINARY       "plug-in-cuda-convolve"
+
+
+typedef struct _Convolve      Convolve;
+typedef struct _ConvolveClass ConvolveClass;
+
+struct _Convolve
+{
+  GimpPlugIn parent_instance;
+};
+
+struct _ConvolveClass
+{
+  GimpPlugInClass parent_class;
+};
+
+#define CONVOLVE_TYPE (convolve_get_type ())
+
+GType                   convolve_get_type         (void) G_GNUC_CONST;
+
+static GList          * convolve_query_procedures (GimpPlugIn           *plug_in);
+static GimpProcedure  * convolve_create_procedure (GimpPlugIn           *plug_in,
+                                                   const gchar          *name);
+static gboolean         convolve_set_i18n         (GimpPlugIn           *plug_in,
+                                                   const gchar          *procedure_name,
+                                                   gchar               **gettext_domain,
+                                                   gchar               **catalog_dir);
+static GimpValueArray * convolve_run              (GimpProcedure        *procedure,
+                                                   GimpRunMode           run_mode,
+                                                   GimpImage            *image,
+                                                   GimpDrawable        **drawables,
+                                                   GimpProcedureConfig  *config,
+                                                   gpointer              run_data);
+static GimpValueArray * presets_run               (GimpProcedure        *procedure,
+                                                   GimpProcedureConfig  *config,
+                                                   gpointer              run_data);
+
+
+G_DEFINE_TYPE (Convolve, convolve, GIMP_TYPE_PLUG_IN)
+
+GIMP_MAIN (CONVOLVE_TYPE)
+
+
+static void
+convolve_class_init (ConvolveClass *klass)
+{
+  GimpPlugInClass *plug_in_class = GIMP_PLUG_IN_CLASS (klass);
+
+  plug_in_class->query_procedures = convolve_query_procedures;
+  plug_in_class->create_procedure = convolve_create_procedure;
+  plug_in_class->set_i18n         = convolve_set_i18n;
+}
+
+static void
+convolve_init (Convolve *convolve)
+{
+}
+
+static GList *
+convolve_query_procedures (GimpPlugIn *plug_in)
+{
+  return g_list_append (g_list_append (NULL, g_strdup (PLUG_IN_PROC)),
+                        g_strdup (PLUG_IN_PRESETS_PROC));
+}
+
+static gboolean
+convolve_set_i18n (GimpPlugIn   *plug_in,
+                   const gchar  *procedure_name,
+                   gchar       **gettext_domain,
+                   gchar       **catalog_dir)
+{
+  /* Untranslated for now: no catalogue to look for. */
+  return FALSE;
+}
+
+static void
+add_arguments (GimpProcedure *procedure)
+{
+  GimpChoice *border = gimp_choice_new_with_values (
+    "zero",   CC_BORDER_ZERO,   "Zero",   "Pixels beyond the edge are 0",
+    "extend", CC_BORDER_EXTEND, "Extend", "The edge pixel repeats",
+    "wrap",   CC_BORDER_WRAP,   "Wrap",   "The image repeats (period: its size)",
+    "mirror", CC_BORDER_MIRROR, "Mirror", "The image reflects at its edge, "
+                                          "the edge pixel not repeated",
+    NULL);
+  GimpChoice *method = gimp_choice_new_with_values (
+    "auto",     CC_METHOD_AUTO,     "Auto",     "The fastest method; the CPU where no GPU is usable",
+    "basic",    CC_METHOD_BASIC,    "Basic",    "GPU: every read from global memory",
+    "constant", CC_METHOD_CONSTANT, "Constant", "GPU: the mask in constant memory",
+    "tiled",    CC_METHOD_TILED,    "Tiled",    "GPU: input tile and halo in shared memory",
+    "caching",  CC_METHOD_CACHING,  "Caching",  "GPU: tile in shared memory, halo through L2",
+    "cpu",      CC_METHOD_CPU,      "CPU",      "All CPU cores",
+    NULL);
+
+  gimp_procedure_add_string_argument (procedure, "preset", "_Preset",
+                                      "A preset id (see plug-in-cuda-convolve-presets); "
+                                      "when set it supplies mask-width, mask-height, matrix, "
+                                      "divisor and offset, and normalize is ignored",
+                                      "", G_PARAM_READWRITE);
+  gimp_procedure_add_int_argument (procedure, "mask-width", "Mask _width",
+                                   "Mask width, odd, 1 to 127 (1: a vertical 1D mask)",
+                                   1, CC_MASK_MAX, 3, G_PARAM_READWRITE);
+  gimp_procedure_add_int_argument (procedure, "mask-height", "Mask _height",
+                                   "Mask height, odd, 1 to 127 (1: a horizontal 1D mask)",
+                                   1, CC_MASK_MAX, 3, G_PARAM_READWRITE);
+  gimp_procedure_add_double_array_argument (procedure, "matrix", "_Matrix",
+                                            "The mask, row-major, mask-width x mask-height "
+                                            "values; empty: the identity (centre 1)",
+                                            G_PARAM_READWRITE);
+  gimp_procedure_add_double_argument (procedure, "divisor", "_Divisor",
+                                      "The weighted sum is divided by this (not 0)",
+                                      -G_MAXDOUBLE, G_MAXDOUBLE, 1.0, G_PARAM_READWRITE);
+  gimp_procedure_add_double_argument (procedure, "offset", "O_ffset",
+                                      "Then this is added, in the 0..1 scale",
+                                      -G_MAXDOUBLE, G_MAXDOUBLE, 0.0, G_PARAM_READWRITE);
+  gimp_procedure_add_boolean_argument (procedure, "normalize", "_Normalize",
+                                       "Divisor and offset from the mask's sum: sum > 0: "
+                                       "divisor = sum; sum < 0: divisor = -sum, offset = 1; "
+                                       "sum = 0: divisor = 1, offset = 0.5",
+                                       FALSE, G_PARAM_READWRITE);
+  gimp_procedure_add_choice_argument (procedure, "border", "_Border",
+                                      "What lies beyond the drawable's edges",
+                                      border, "extend", G_PARAM_READWRITE);
+  gimp_procedure_add_choice_argument (procedure, "method", "M_ethod",
+                                      "How to compute it", method, "auto", G_PARAM_READWRITE);
+  gimp_procedure_add_boolean_argument (procedure, "clamp", "_Clamp",
+                                       "Clamp results to [0,1]; off keeps HDR values of "
+                                       "float layers", TRUE, G_PARAM_READWRITE);
+  gimp_procedure_add_boolean_argument (procedure, "alpha-weighting", "_Alpha weighting",
+                                       "Weight colour by alpha, so that transparent pixels' "
+                                       "colour does not bleed", TRUE, G_PARAM_READWRITE);
+  gimp_procedure_add_boolean_argument (procedure, "affect-alpha", "Affect al_pha",
+                                       "Convolve the alpha channel too; off copies it",
+                                       TRUE, G_PARAM_READWRITE);
+  gimp_procedure_add_boolean_argument (procedure, "linear", "_Linear light",
+                                       "Work on linear RGB rather than perceptual R'G'B' "
+                                       "values, in the image's own colour space",
+                                       FALSE, G_PARAM_READWRITE);
+
+  gimp_procedure_add_string_return_value (procedure, "method-used", "Method used",
+                                          "The method that ran (\"\" when the selection "
+                                          "misses the drawable)", "", G_PARAM_READWRITE);
+  gimp_procedure_add_string_return_value (procedure, "device", "Device",
+                                          "The GPU's name, or the CPU threads", "",
+                                          G_PARAM_READWRITE);
+  gimp_procedure_add_double_return_value (procedure, "elapsed-ms", "Elapsed ms",
+                                          "Engine time in milliseconds, transfers included",
+                                          0.0, G_MAXDOUBLE, 0.0, G_PARAM_READWRITE);
+}
+
+static GimpProcedure *
+convolve_create_procedure (GimpPlugIn  *plug_in,
+                           const gchar *name)
+{
+  GimpProcedure *procedure = NULL;
+
+  if (strcmp (name, PLUG_IN_PROC) == 0)
+    {
+      procedure = gimp_image_procedure_new (plug_in, name, GIMP_PDB_PROC_TYPE_PLUGIN,
+                                            convolve_run, NULL, NULL);
+      gimp_procedure_set_image_types (procedure, "RGB*, GRAY*");
+      gimp_procedure_set_sensitivity_mask (procedure, GIMP_PROCEDURE_SENSITIVE_DRAWABLE);
+      gimp_procedure_set_menu_label (procedure, "CUDA Convolution Matrix...");
+      gimp_procedure_add_menu_path (procedure, "<Image>/Filters/Generic");
+      gimp_procedure_set_documentation
+        (procedure,
+         "Convolve with any mask on the GPU",
+         "Convolves the selected part of one drawable with a mask of odd width and "
+         "height from 1 to 127, on an NVIDIA GPU through CUDA, or on all CPU cores "
+         "where no GPU is usable.  out = clamp (sum (mask * in) / divisor + offset), in "
+         "correlation form with values in the 0..1 scale; border sets what lies beyond "
+         "the drawable's edges.  A preset supplies the mask, divisor and offset.",
+         name);
+      gimp_procedure_set_attribution (procedure, "gimp-cuda-convolve authors",
+                                      "GPL-3.0-or-later", "2026");
+      add_arguments (procedure);
+    }
+  else if (strcmp (name, PLUG_IN_PRESETS_PROC) == 0)
+    {
+      procedure = gimp_procedure_new (plug_in, name, GIMP_PDB_PROC_TYPE_PLUGIN,
+                                      presets_run, NULL, NULL);
+      gimp_procedure_set_documentation
+        (procedure,
+         "The preset ids plug-in-cuda-convolve knows",
+         "Lists every preset id, shipped ones first, then the user's own "
+         "(kept under the plug-in's folder in the GIMP profile).",
+         name);
+      gimp_procedure_set_attribution (procedure, "gimp-cuda-convolve authors",
+                                      "GPL-3.0-or-later", "2026");
+      gimp_procedure_add_string_array_return_value (procedure, "presets", "Presets",
+                                                    "Every preset id", G_PARAM_READWRITE);
+    }
+  return procedure;
+}
+
+/* Shipped presets sit in the plug-in's folder; CUDA_CONVOLVE_PRESET_DIR
+ * points elsewhere. */
+static gchar *
+shipped_preset_dir (void)
+{
+  const gchar *env = g_getenv ("CUDA_CONVOLVE_PRESET_DIR");
+  gchar *exe, *dir, *presets;
+
+  if (env && *env)
+    return g_strdup (env);
+  exe = g_file_read_link ("/proc/self/exe", NULL);
+  if (!exe)
+    return NULL;
+  dir = g_path_get_dirname (exe);
+  presets = g_build_filename (dir, "presets", NULL);
+  g_free (dir);
+  g_free (exe);
+  return presets;
+}
+
+static gchar *
+user_preset_dir (void)
+{
+  return g_build_filename (gimp_directory (), PLUG_IN_BINARY, "presets", NULL);
+}
+
+static GimpValueArray *
+presets_run (GimpProcedure       *procedure,
+             GimpProcedureConfig *config,
+             gpointer             run_data)
+{
+  gchar *shipped = shipped_preset_dir ();
+  gchar *user = user_preset_dir ();
+  GString *warnings = g_string_new (NULL);
+  GList *presets = cc_presets_list (shipped, user, warnings);
+  gchar **ids = g_new0 (gchar *, g_list_length (presets) + 1);
+  GimpValueArray *values;
+  gint n = 0;
+
+  for (GList *l = presets; l; l = l->next)
+    ids[n++] = g_strdup (((CcPreset *) l->data)->id);
+  if (warnings->len)
+    g_printerr ("%s", warnings->str);
+
+  values = gimp_procedure_new_return_values (procedure, GIMP_PDB_SUCCESS, NULL);
+  GIMP_VALUES_TAKE_STRV (values, 1, ids);
+  cc_presets_free (presets);
+  g_string_free (warnings, TRUE);
+  g_free (shipped);
+  g_free (user);
+  return values;
+}
+
+/* Reads and checks the arguments; on failure 'error' says which and why. */
+static gboolean
+settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **error)
+{
+  gchar *preset_id = NULL;
+  GimpArray *matrix = NULL;
+  gboolean normalize;
+  gsize n = 0;
+  const gdouble *values = NULL;
+  gboolean ok = FALSE;
+
+  memset (s, 0, sizeof *s);
+  g_object_get (config,
+                "preset",          &preset_id,
+                "mask-width",      &s->width,
+                "mask-height",     &s->height,
+                "matrix",          &matrix,
+                "divisor",         &s->divisor,
+                "offset",          &s->offset,
+                "normalize",       &normalize,
+                "clamp",           &s->clamp,
+                "alpha-weighting", &s->alpha_weighting,
+                "affect-alpha",    &s->affect_alpha,
+                "linear",          &s->linear,
+                NULL);
+  s->border = gimp_procedure_config_get_choice_id (config, "border");
+  s->method = gimp_procedure_config_get_choice_id (config, "method");
+  if (matrix)
+    values = gimp_double_array_get_values (matrix, &n);
+
+  if (preset_id && *preset_id)
+    {
+      gchar *shipped = shipped_preset_dir ();
+      gchar *user = user_preset_dir ();
+      CcPreset *p = cc_presets_find (shipped, user, preset_id, error);
+
+      g_free (shipped);
+      g_free (user);
+      if (!p)
+        goto out;
+      s->width = p->width;
+      s->height = p->height;
+      s->matrix = g_memdup2 (p->matrix, sizeof (gdouble) * p->width * p->height);
+      s->divisor = p->divisor;
+      s->offset = p->offset;
+      cc_preset_free (p);
+      ok = TRUE;
+      goto out;
+    }
+
+  if (!(s->width & 1) || !(s->height & 1))
+    {
+      g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
+                   "mask-width and mask-height must be odd (1 to %d); got %dx%d",
+                   CC_MASK_MAX, s->width, s->height);
+      goto out;
+    }
+  if (n == 0)
+    {
+      /* No matrix: the identity, as the default 3x3 one is. */
+      s->matrix = g_new0 (gdouble, s->width * s->height);
+      s->matrix[(s->height / 2) * s->width + s->width / 2] = 1.0;
+    }
+  else if (n != (gsize) s->width * s->height)
+    {
+      g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
+                   "matrix has %" G_GSIZE_FORMAT " values; mask-width x mask-height "
+                   "is %d x %d = %d", n, s->width, s->height, s->width * s->height);
+      goto out;
+    }
+  else
+    {
+      for (gsize i = 0; i < n; i++)
+        if (!isfinite (values[i]))
+          {
+            g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
+                         "matrix value %" G_GSIZE_FORMAT " (row %d, column %d) is "
+                         "not a finite number", i, (gint) (i / s->width) + 1,
+                         (gint) (i % s->width) + 1);
+            goto out;
+          }
+      s->matrix = g_memdup2 (values, sizeof (gdouble) * n);
+    }
+
+  if (normalize)
+    {
+      CcMask m = { s->width, s->height, s->matrix, s->divisor, s->offset };
+      cc_mask_normalize (&m);
+      s->divisor = m.divisor;
+      s->offset = m.offset;
+    }
+  else if (s->divisor == 0.0 || !isfinite (s->divisor))
+    {
+      g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
+                   "divisor must be a non-zero number (or turn normalize on)");
+      goto out;
+    }
+  if (!isfinite (s->offset))
+    {
+      g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "offset must be a finite number");
+      goto out;
+    }
+  ok = TRUE;
+
+out:
+  if (!ok)
+    g_clear_pointer (&s->matrix, g_free);
+  g_clear_pointer (&matrix, gimp_array_free);
+  g_free (preset_id);
+  return ok;
+}
+
+static GimpValueArray *
+convolve_run (GimpProcedure        *procedure,
+              GimpRunMode           run_mode,
+              GimpImage            *image,
+              GimpDrawable        **drawables,
+              GimpProcedureConfig  *config,
+              gpointer              run_data)
+{
+  GimpPDBStatusType status = GIMP_PDB_SUCCESS;
+  GimpValueArray *values;
+  GimpDrawable *drawable;
+  RenderSettings settings = { 0 };
+  CcContext *ctx = NULL;
+  CcResult result = { 0 };
+  GError *error = NULL;
+  gsize n = drawables ? gimp_core_object_array_get_length ((GObject **) drawables) : 0;
+
+  if (n != 1)
+    {
+      g_set_error (&error, GIMP_PLUG_IN_ERROR, 0,
+                   "%s works on exactly one drawable; %" G_GSIZE_FORMAT " given",
+                   PLUG_IN_PROC, n);
+      return gimp_procedure_new_return_values (procedure, GIMP_PDB_CALLING_ERROR, error);
+    }
+  drawable = drawables[0];
+  if (gimp_item_is_group (GIMP_ITEM (drawable)))
+    {
+      g_set_error (&error, GIMP_PLUG_IN_ERROR, 0,
+                   "cannot convolve a layer group; pick one of its layers");
+      return gimp_procedure_new_return_values (procedure, GIMP_PDB_EXECUTION_ERROR, error);
+    }
+  if (gimp_drawable_is_indexed (drawable))
+    {
+      g_set_error (&error, GIMP_PLUG_IN_ERROR, 0,
+                   "cannot convolve an indexed image; convert it to RGB or grayscale "
+                   "(Image > Mode) first");
+      return gimp_procedure_new_return_values (procedure, GIMP_PDB_EXECUTION_ERROR, error);
+    }
+
+  /* GPU start-up runs on a helper thread from here on, meanwhile the
+   * dialog opens and the drawable is read. */
+  ctx = cc_context_new ();
+
+  if (run_mode == GIMP_RUN_INTERACTIVE)
+    {
+      gchar *shipped = shipped_preset_dir ();
+      gchar *user = user_preset_dir ();
+      gboolean ok = convolve_dialog (procedure, config, drawable, ctx, shipped, user);
+
+      g_free (shipped);
+      g_free (user);
+      if (!ok)
+        {
+          cc_context_free (ctx);
+          return gimp_procedure_new_return_values (procedure, GIMP_PDB_CANCEL, NULL);
+        }
+    }
+
+  if (!settings_from_config (config, &settings, &error))
+    status = GIMP_PDB_CALLING_ERROR;
+  else if (!render_drawable (image, drawable, &settings, ctx, &result, &error))
+    status = GIMP_PDB_EXECUTION_ERROR;
+  else if (run_mode != GIMP_RUN_NONINTERACTIVE)
+    gimp_displays_flush ();
+
+  values = gimp_procedure_new_return_values (procedure, status, error);
+  if (status == GIMP_PDB_SUCCESS)
+    {
+      GIMP_VALUES_SET_STRING (values, 1, result.device[0] ? cc_method_name (result.method_used)
+                                                          : "");
+      GIMP_VALUES_SET_STRING (values, 2, result.device);
+      GIMP_VALUES_SET_DOUBLE (values, 3, result.total_ms);
+    }
+  g_free (settings.matrix);
+  cc_context_free (ctx);
+  return values;
+}

@@ -1,0 +1,53 @@
+/* The one way pixels flow: drawable -> buffer -> engine -> shadow buffer ->
+ * merge.  The dialog's preview uses the first half of it.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#ifndef CC_RENDER_H
+#define CC_RENDER_H
+
+#include <libgimp/gimp.h>
+
+#include "convolve.h"
+
+typedef struct
+{
+  gint       width;            /* odd, 1..127 */
+  gint       height;
+  gdouble   *matrix;           /* row-major, width * height */
+  gdouble    divisor;          /* after normalize, non-zero */
+  gdouble    offset;
+  CcBorder   border;
+  CcMethod   method;
+  gboolean   clamp;
+  gboolean   alpha_weighting;
+  gboolean   affect_alpha;
+  gboolean   linear;           /* linear RGB rather than perceptual R'G'B' */
+} RenderSettings;
+
+/* The format pixels travel in: the drawable's own sample type and colour
+ * space, linear or perceptual as asked. */
+const Babl *render_format        (GimpDrawable         *drawable,
+                                  gboolean              linear);
+
+/* Convolves the rectangle 'out' of 'drawable' (drawable coordinates),
+ * reading the real pixels around it as halo, and returns its pixels in
+ * render_format() (g_free them), or NULL and an error. */
+guchar     *render_rect          (GimpDrawable         *drawable,
+                                  const GeglRectangle  *out,
+                                  const RenderSettings *settings,
+                                  CcContext            *ctx,
+                                  CcProgressFunc        progress,
+                                  CcResult             *result,
+                                  GError              **error);
+
+/* Convolves the selected part of 'drawable' and merges it as one undo step.
+ * On any error the drawable is left as it was. */
+gboolean    render_drawable      (GimpImage            *image,
+                                  GimpDrawable         *drawable,
+                                  const RenderSettings *settings,
+                                  CcContext            *ctx,
+                                  CcResult             *result,
+                                  GError              **error);
+
+#endif /* CC_RENDER_H */
