@@ -101,22 +101,6 @@ convolve_set_i18n (GimpPlugIn   *plug_in,
 static void
 add_arguments (GimpProcedure *procedure)
 {
-  GimpChoice *border = gimp_choice_new_with_values (
-    "zero",   CC_BORDER_ZERO,   "Zero",   "Pixels beyond the edge are 0",
-    "extend", CC_BORDER_EXTEND, "Extend", "The edge pixel repeats",
-    "wrap",   CC_BORDER_WRAP,   "Wrap",   "The image repeats (period: its size)",
-    "mirror", CC_BORDER_MIRROR, "Mirror", "The image reflects at its edge, "
-                                          "the edge pixel not repeated",
-    NULL);
-  GimpChoice *method = gimp_choice_new_with_values (
-    "auto",     CC_METHOD_AUTO,     "Auto",     "The fastest method; the CPU where no GPU is usable",
-    "basic",    CC_METHOD_BASIC,    "Basic",    "GPU: every read from global memory",
-    "constant", CC_METHOD_CONSTANT, "Constant", "GPU: the mask in constant memory",
-    "tiled",    CC_METHOD_TILED,    "Tiled",    "GPU: input tile and halo in shared memory",
-    "caching",  CC_METHOD_CACHING,  "Caching",  "GPU: tile in shared memory, halo through L2",
-    "cpu",      CC_METHOD_CPU,      "CPU",      "All CPU cores",
-    NULL);
-
   gimp_procedure_add_string_argument (procedure, "preset", "_Preset",
                                       "A preset id (see plug-in-cuda-convolve-presets); "
                                       "when set it supplies mask-width, mask-height, matrix, "
@@ -143,11 +127,20 @@ add_arguments (GimpProcedure *procedure)
                                        "divisor = sum; sum < 0: divisor = -sum, offset = 1; "
                                        "sum = 0: divisor = 1, offset = 0.5",
                                        FALSE, G_PARAM_READWRITE);
-  gimp_procedure_add_choice_argument (procedure, "border", "_Border",
-                                      "What lies beyond the drawable's edges",
-                                      border, "extend", G_PARAM_READWRITE);
-  gimp_procedure_add_choice_argument (procedure, "method", "M_ethod",
-                                      "How to compute it", method, "auto", G_PARAM_READWRITE);
+  /* Strings rather than GimpChoice: GIMP 3.0 turns an unknown choice into
+   * the default before the plug-in sees it, and a script's typo must be
+   * refused, not run. */
+  gimp_procedure_add_string_argument (procedure, "border", "_Border",
+                                      "What lies beyond the drawable's edges: \"zero\" "
+                                      "(0), \"extend\" (the edge pixel repeats), \"wrap\" "
+                                      "(the drawable repeats), \"mirror\" (it reflects, "
+                                      "the edge pixel not repeated)",
+                                      "extend", G_PARAM_READWRITE);
+  gimp_procedure_add_string_argument (procedure, "method", "M_ethod",
+                                      "How to compute it: \"auto\" (the fastest; the CPU "
+                                      "where no GPU is usable), \"basic\", \"constant\", "
+                                      "\"tiled\", \"caching\" (GPU methods) or \"cpu\"",
+                                      "auto", G_PARAM_READWRITE);
   gimp_procedure_add_boolean_argument (procedure, "clamp", "_Clamp",
                                        "Clamp results to [0,1]; off keeps HDR values of "
                                        "float layers", TRUE, G_PARAM_READWRITE);
@@ -275,7 +268,7 @@ presets_run (GimpProcedure       *procedure,
 static gboolean
 settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **error)
 {
-  gchar *preset_id = NULL;
+  gchar *preset_id = NULL, *border = NULL, *method = NULL;
   GimpArray *matrix = NULL;
   gboolean normalize;
   gsize n = 0;
@@ -291,15 +284,30 @@ settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **e
                 "divisor",         &s->divisor,
                 "offset",          &s->offset,
                 "normalize",       &normalize,
+                "border",          &border,
+                "method",          &method,
                 "clamp",           &s->clamp,
                 "alpha-weighting", &s->alpha_weighting,
                 "affect-alpha",    &s->affect_alpha,
                 "linear",          &s->linear,
                 NULL);
-  s->border = gimp_procedure_config_get_choice_id (config, "border");
-  s->method = gimp_procedure_config_get_choice_id (config, "method");
   if (matrix)
     values = gimp_double_array_get_values (matrix, &n);
+
+  if (!cc_border_from_name (border, &s->border))
+    {
+      g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
+                   "border '%s' is not one of zero, extend, wrap, mirror",
+                   border ? border : "");
+      goto out;
+    }
+  if (!cc_method_from_name (method, &s->method))
+    {
+      g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
+                   "method '%s' is not one of auto, basic, constant, tiled, caching, cpu",
+                   method ? method : "");
+      goto out;
+    }
 
   if (preset_id && *preset_id)
     {
@@ -380,6 +388,8 @@ out:
     g_clear_pointer (&s->matrix, g_free);
   g_clear_pointer (&matrix, gimp_array_free);
   g_free (preset_id);
+  g_free (border);
+  g_free (method);
   return ok;
 }
 

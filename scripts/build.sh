@@ -1,0 +1,13 @@
+#!/bin/sh
+# Configures and builds out of tree in _build (run by scripts/env.sh, so
+# natively or in the GIMP root).  CUDA_ARCH (e.g. sm_90) builds one GPU
+# architecture instead of all.
+set -eu
+cd "$(dirname "$0")/.."
+autoreconf -fi >/dev/null 2>&1
+mkdir -p _build
+cd _build
+../configure ${CUDA_ARCH:+--with-cuda-arch="$CUDA_ARCH"} >configure.log 2>&1 ||
+  { tail -30 configure.log; exit 1; }
+tail -4 configure.log
+make -j"$(nproc)" >build.log 2>&1 || { grep -B2 -A10 -i error build.log | head -60; exit 1; }

@@ -1,0 +1,128 @@
+; plug-in-cuda-convolve in real GIMP 3, from Script-Fu, called the way a user
+; types it.  A 5x3 image, black in columns 0-1 and white in 2-4, gives
+; hand-computed results.  Run by tests/test-gimp.sh; it signals an error at
+; the end when anything failed, which makes GIMP exit non-zero.
+;
+; SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+
+(define checks 0)
+(define failures 0)
+
+(define (check ok what)
+  (set! checks (+ checks 1))
+  (if ok
+      (begin (display "ok   - ") (display what) (newline))
+      (begin (set! failures (+ failures 1))
+             (display "FAIL - ") (display what) (newline))))
+
+(define (red layer x y) (car (car (gimp-drawable-get-pixel layer x y))))
+
+; A fresh 5x3 RGB image: black columns 0-1, white columns 2-4.
+(define (step-image)
+  (let* ((img (car (gimp-image-new 5 3 RGB)))
+         (layer (car (gimp-layer-new img "step" 5 3 RGB-IMAGE 100 LAYER-MODE-NORMAL))))
+    (gimp-image-insert-layer img layer 0 0)
+    (gimp-context-set-foreground '(255 255 255))
+    (gimp-drawable-fill layer FILL-FOREGROUND)
+    (gimp-image-select-rectangle img CHANNEL-OP-REPLACE 0 0 2 3)
+    (gimp-context-set-foreground '(0 0 0))
+    (gimp-drawable-edit-fill layer FILL-FOREGROUND)
+    (gimp-selection-none img)
+    (gimp-image-clean-all img)
+    (list img layer)))
+
+; A preset: box-3 blurs the edge to 1/3 and 2/3 of white.
+(let* ((il (step-image)) (img (car il)) (layer (cadr il))
+       (result (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img
+                                      #:drawables (vector layer) #:preset "box-3")))
+  (check (and (= (red layer 0 1) 0) (= (red layer 1 1) 85) (= (red layer 2 1) 170)
+              (= (red layer 3 1) 255))
+         "preset box-3 gives 0 85 170 255 across the edge")
+  (check (equal? (car result) "cpu") "method-used is cpu without a GPU")
+  (check (> (string-length (cadr result)) 0) "device is named")
+  (check (= (car (gimp-image-is-dirty img)) 1) "the image is dirty afterwards")
+  (gimp-image-delete img))
+
+; An explicit 1D matrix: the same blur along the row.
+(let* ((il (step-image)) (img (car il)) (layer (cadr il)))
+  (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img #:drawables (vector layer)
+                         #:mask-width 3 #:mask-height 1 #:matrix (vector 1.0 1.0 1.0)
+                         #:divisor 3.0)
+  (check (and (= (red layer 1 0) 85) (= (red layer 2 2) 170))
+         "explicit 3x1 matrix, divisor 3")
+  (gimp-image-delete img))
+
+; sobel-x with its offset: flat areas mid grey (0.5 -> 128), the edge white.
+(let* ((il (step-image)) (img (car il)) (layer (cadr il)))
+  (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img #:drawables (vector layer)
+                         #:preset "sobel-x")
+  (check (and (= (red layer 0 1) 128) (= (red layer 1 1) 255) (= (red layer 4 1) 128))
+         "preset sobel-x: 128 on flat areas, 255 on the edge")
+  (gimp-image-delete img))
+
+; Border zero: the white right edge darkens by a third.
+(let* ((il (step-image)) (img (car il)) (layer (cadr il)))
+  (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img #:drawables (vector layer)
+                         #:mask-width 3 #:mask-height 1 #:matrix (vector 1.0 1.0 1.0)
+                         #:divisor 3.0 #:border "zero")
+  (check (= (red layer 4 1) 170) "border zero: 2/3 white at the right edge")
+  (gimp-image-delete img))
+
+; A selection: only column 1 changes.
+(let* ((il (step-image)) (img (car il)) (layer (cadr il)))
+  (gimp-image-select-rectangle img CHANNEL-OP-REPLACE 1 0 1 3)
+  (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img #:drawables (vector layer)
+                         #:preset "box-3")
+  (check (and (= (red layer 1 1) 85) (= (red layer 2 1) 255) (= (red layer 0 1) 0))
+         "selection: column 1 blurred from its real neighbours, the rest unchanged")
+  (gimp-image-delete img))
+
+; The preset list.
+(let* ((result (car (plug-in-cuda-convolve-presets)))
+       (ids (if (vector? result) (vector->list result) result)))
+  (check (and (> (length ids) 14) (member "gaussian-7" ids) (member "motion-blur-v-9" ids))
+         "plug-in-cuda-convolve-presets lists the shipped ids"))
+
+; Bad input: refused, pixels and the undo state as they were.
+(define (refused what thunk)
+  (let* ((il (step-image)) (img (car il)) (layer (cadr il)))
+    (check (eq? (catch 'refused (begin (thunk img layer) 'ran)) 'refused)
+           (string-append what ": refused"))
+    (check (and (= (red layer 1 1) 0) (= (red layer 2 1) 255)
+                (= (car (gimp-image-is-dirty img)) 0))
+           (string-append what ": pixels untouched"))
+    (gimp-image-delete img)))
+
+(refused "even mask-width"
+  (lambda (img layer)
+    (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img
+                           #:drawables (vector layer) #:mask-width 4)))
+(refused "matrix of the wrong length"
+  (lambda (img layer)
+    (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img
+                           #:drawables (vector layer) #:matrix (vector 1.0 2.0))))
+(refused "divisor 0"
+  (lambda (img layer)
+    (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img
+                           #:drawables (vector layer) #:matrix (vector 1 1 1 1 1 1 1 1 1)
+                           #:divisor 0.0)))
+(refused "unknown preset"
+  (lambda (img layer)
+    (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img
+                           #:drawables (vector layer) #:preset "no-such-preset")))
+(refused "unknown border"
+  (lambda (img layer)
+    (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img
+                           #:drawables (vector layer) #:border "sideways")))
+(refused "unknown method"
+  (lambda (img layer)
+    (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img
+                           #:drawables (vector layer) #:method "fastest")))
+(refused "mask-height 129"
+  (lambda (img layer)
+    (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img
+                           #:drawables (vector layer) #:mask-height 129)))
+
+(display "Script-Fu: ") (display checks) (display " checks, ")
+(display failures) (display " failures") (newline)
+(if (> failures 0) (error "Script-Fu checks failed"))

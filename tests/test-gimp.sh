@@ -1,0 +1,52 @@
+#!/bin/sh
+# plug-in-cuda-convolve in real GIMP 3: one GIMP start runs the Python suite
+# (tests/gimp/procedure.py), one the Script-Fu suite (procedure.scm).  GIMP
+# finds the uninstalled plug-in through a scratch profile.  Skips (77) only
+# where GIMP 3 cannot be found.
+set -u
+srcdir="${top_srcdir:-.}"
+builddir="${top_builddir:-.}"
+gimp=$(command -v gimp-console-3.0 || true)
+if [ -z "$gimp" ]; then
+  echo "SKIP: gimp-console-3.0 not found"
+  exit 77
+fi
+if [ ! -x "$builddir/plug-ins/plug-in-cuda-convolve/plug-in-cuda-convolve" ]; then
+  echo "SKIP: the plug-in was not built (configured without GIMP)"
+  exit 77
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export GIMP3_DIRECTORY="$tmp/profile"
+mkdir -p "$GIMP3_DIRECTORY/plug-in-cuda-convolve/presets"
+cat >"$GIMP3_DIRECTORY/gimprc" <<EOT
+(plug-in-path "\${gimp_plug_in_dir}/plug-ins:$builddir/plug-ins")
+(show-welcome-dialog no)
+EOT
+# The user's presets: one good, one broken (skipped with a message), and one
+# that tries to take a shipped id (ignored: the shipped one wins).
+presets="$GIMP3_DIRECTORY/plug-in-cuda-convolve/presets"
+printf '[Preset]\nName=My blur\nWidth=3\nHeight=1\nRow1=1,2,1\nDivisor=4\n' >"$presets/my-blur.preset"
+printf '[Preset]\nName=Broken\nWidth=2\n' >"$presets/broken.preset"
+printf '[Preset]\nName=Fake box\nWidth=1\nHeight=1\nRow1=7\n' >"$presets/box-3.preset"
+
+# GPU-dependent results are checked at the engine level on the GPU machine;
+# here the CPU path is pinned so the results are the same everywhere.
+export CUDA_CONVOLVE_NO_GPU=1 CC_TEST_DIR="$srcdir/tests/gimp"
+
+status=0
+run ()   # interpreter, batch command, log name
+{
+  timeout 600 "$gimp" -i --batch-interpreter="$1" -b "$2" --quit >"$tmp/$3.log" 2>&1
+  rc=$?
+  grep -E '^(ok|FAIL) |checks' "$tmp/$3.log"
+  if [ $rc -ne 0 ] || grep -q '^FAIL ' "$tmp/$3.log"; then
+    echo "$3: GIMP exited with $rc; its output:"
+    cat "$tmp/$3.log"
+    status=1
+  fi
+}
+run python-fu-eval "exec(open('$srcdir/tests/gimp/procedure.py').read())" python
+run plug-in-script-fu-eval "(load \"$srcdir/tests/gimp/procedure.scm\")" script-fu
+exit $status
