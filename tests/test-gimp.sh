@@ -33,7 +33,7 @@ printf '[Preset]\nName=Fake box\nWidth=1\nHeight=1\nRow1=7\n' >"$presets/box-3.p
 
 # GPU-dependent results are checked at the engine level on the GPU machine;
 # here the CPU path is pinned so the results are the same everywhere.
-export CUDA_CONVOLVE_NO_GPU=1 CC_TEST_DIR="$srcdir/tests/gimp"
+export CUDA_CONVOLVE_NO_GPU=1 CC_TEST_DIR="$srcdir/tests/gimp" PYTHONDONTWRITEBYTECODE=1
 
 status=0
 run ()   # interpreter, batch command, log name
