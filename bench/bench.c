@@ -23,7 +23,8 @@
 #define WARMUP 3
 
 static const CcMethod gpu_methods[] = {
-  CC_METHOD_BASIC, CC_METHOD_CONSTANT, CC_METHOD_TILED, CC_METHOD_CACHING
+  CC_METHOD_BASIC, CC_METHOD_CONSTANT, CC_METHOD_TILED, CC_METHOD_CACHING,
+  CC_METHOD_REGISTER, CC_METHOD_SEPARABLE, CC_METHOD_FFT
 };
 #define N_METHODS (int) (sizeof gpu_methods / sizeof gpu_methods[0])
 
@@ -165,29 +166,100 @@ time_method (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcMas
   return median (t, RUNS);
 }
 
+/* One table row: a mask's times for every method (NAN: it cannot take
+ * the mask; INFINITY: a wrong result), the best, and the best over NPP. */
 static void
-row (const char *mask, const char *method, double ms, double bytes, double npp_ms,
-     double error)
+row (const char *mask, double floor_ms, double npp_ms, const double *ms)
 {
-  char ratio[32] = "-", check[32];
+  double best = INFINITY;
+  int best_i = -1;
+  char cell[32];
 
-  if (npp_ms > 0 && ms > 0)
-    snprintf (ratio, sizeof ratio, "%.2fx", npp_ms / ms);
-  snprintf (check, sizeof check, error < 0 ? "-" : error <= 1.0 ? "ok" : "FAIL %.3g", error);
-  printf ("%-7s %-9s %9.3f %9.0f %9s  %s\n", mask, method, ms, bytes / ms / 1e6, ratio, check);
+  printf ("%-13s", mask);
   if (markdown)
-    fprintf (markdown, "| %s | %s | %.3f | %.0f | %s |\n", mask, method, ms,
-             bytes / ms / 1e6, ratio);
+    fprintf (markdown, "| %s |", mask);
+  for (int i = -1; i < N_METHODS; i++)
+    {
+      double t = i < 0 ? npp_ms : ms[i];
+
+      if (isnan (t) || t <= 0)
+        snprintf (cell, sizeof cell, "-");
+      else if (isinf (t))
+        snprintf (cell, sizeof cell, "WRONG");
+      else
+        snprintf (cell, sizeof cell, "%.3f", t);
+      printf (" %9s", cell);
+      if (markdown)
+        fprintf (markdown, " %s |", cell);
+      if (i >= 0 && t > 0 && t < best)
+        {
+          best = t;
+          best_i = i;
+        }
+    }
+  if (best_i >= 0)
+    {
+      printf ("  %-9s %6.2fx %6.1f%%", cc_method_name (gpu_methods[best_i]),
+              npp_ms > 0 ? npp_ms / best : NAN, 100.0 * floor_ms / best);
+      if (markdown)
+        {
+          fprintf (markdown, " %s %.3f |", cc_method_name (gpu_methods[best_i]), best);
+          if (npp_ms > 0)
+            fprintf (markdown, " %.2fx |", npp_ms / best);
+          else
+            fprintf (markdown, " - |");
+        }
+    }
+  printf ("\n");
+  if (markdown)
+    fprintf (markdown, "\n");
 }
 
 static void
-header (const char *title)
+header (const char *title, double floor_ms)
 {
-  printf ("\n%s\n%-7s %-9s %9s %9s %9s  %s\n", title, "mask", "method", "ms", "GB/s",
-          "vs NPP", "check");
+  printf ("\n%s; copy floor %.3f ms\n%-13s %9s", title, floor_ms, "mask", "NPP");
   if (markdown)
-    fprintf (markdown, "\n%s\n\n| mask | method | ms | GB/s | speed vs NPP |\n"
-             "|---|---|---|---|---|\n", title);
+    fprintf (markdown, "\n%s; copy floor %.3f ms.\n\n| mask | NPP |", title, floor_ms);
+  for (int i = 0; i < N_METHODS; i++)
+    {
+      printf (" %9s", cc_method_name (gpu_methods[i]));
+      if (markdown)
+        fprintf (markdown, " %s |", cc_method_name (gpu_methods[i]));
+    }
+  printf ("  %-9s %7s %7s\n", "best", "vs NPP", "floor%");
+  if (markdown)
+    {
+      fprintf (markdown, " best | best vs NPP |\n|---|---|");
+      for (int i = 0; i < N_METHODS + 2; i++)
+        fprintf (markdown, "---|");
+      fprintf (markdown, "\n");
+    }
+}
+
+/* Every method on one mask: median ms, NAN where it cannot take it. */
+static void
+run_methods (CcContext *ctx, const CcImage *host, const CcImage *src, const CcImage *dst,
+             const CcMask *mask, double *ms)
+{
+  const size_t bytes = dst->stride * dst->height;
+  CcOptions o;
+
+  cc_options_init (&o);
+  for (int i = 0; i < N_METHODS; i++)
+    {
+      char why[256];
+      bool ok;
+
+      o.method = gpu_methods[i];
+      ms[i] = NAN;
+      if (cc_method_check (ctx, o.method, mask, host->channels, false, why, sizeof why) != CC_OK)
+        continue;
+      die_cuda (cudaMemset (dst->data, 0xff, bytes), "poison");
+      ms[i] = time_method (ctx, src, dst, mask, &o, &ok);
+      if (ok && spot_check (host, dst, mask, &o) > 1.0)
+        ms[i] = INFINITY;
+    }
 }
 
 #ifdef HAVE_NPP
@@ -240,6 +312,27 @@ npp_context (void)
 }
 #endif
 
+#ifdef HAVE_NPP
+static double
+time_npp (const CcImage *src, const CcImage *dst, const CcMask *mask)
+{
+  const int k = mask->width;
+  NppRun run = { src->data, dst->data, (int) src->width, (int) src->height, k, NULL,
+                 npp_context () };
+  float kernel[CC_MASK_MAX * CC_MASK_MAX], *dk;
+  double ms;
+
+  for (int i = 0; i < k * k; i++)
+    kernel[i] = (float) mask->values[i];
+  die_cuda (cudaMalloc ((void **) &dk, sizeof (float) * k * k), "alloc");
+  die_cuda (cudaMemcpy (dk, kernel, sizeof (float) * k * k, cudaMemcpyHostToDevice), "upload");
+  run.kernel = dk;
+  ms = time_events (run_npp, &run);
+  cudaFree (dk);
+  return ms;
+}
+#endif
+
 static void
 bench_2d (CcContext *ctx, int size)
 {
@@ -249,8 +342,8 @@ bench_2d (CcContext *ctx, int size)
   CcImage host = { malloc (bytes), CC_TYPE_FLOAT, 4, size, size, size * 16, false };
   CcImage src = host, dst = host;
   Copy copy;
-  double floor_ms;
-  char title[128];
+  double floor_ms, ms[N_METHODS], values[31 * 31];
+  char title[160], name[32];
 
   src.on_device = dst.on_device = true;
   for (int64_t i = 0; i < n; i++)
@@ -258,60 +351,52 @@ bench_2d (CcContext *ctx, int size)
   die_cuda (cudaMalloc (&src.data, bytes), "alloc");
   die_cuda (cudaMalloc (&dst.data, bytes), "alloc");
   die_cuda (cudaMemcpy (src.data, host.data, bytes, cudaMemcpyHostToDevice), "upload");
-
-  snprintf (title, sizeof title, "2D: %dx%d RGBA float on the GPU, border extend", size, size);
-  header (title);
   copy = (Copy) { dst.data, src.data, bytes };
   floor_ms = time_events (run_copy, &copy);
-  row ("-", "copy", floor_ms, 2.0 * bytes, 0, -1);
 
+  snprintf (title, sizeof title,
+            "2D: %dx%d RGBA float on the GPU, border extend, random (non-separable) masks, ms",
+            size, size);
+  header (title, floor_ms);
   for (size_t m = 0; m < sizeof masks / sizeof masks[0]; m++)
     {
       const int k = masks[m];
-      double values[31 * 31], sum = 0.0, npp_ms = 0.0;
+      double sum = 0.0, npp_ms = 0.0;
       CcMask mask = { k, k, values, 1.0, 0.0 };
-      CcOptions o;
-      char name[16];
 
       for (int i = 0; i < k * k; i++)
         sum += values[i] = rand01 () - 0.25;
       mask.divisor = sum;
-      snprintf (name, sizeof name, "%dx%d", k, k);
 #ifdef HAVE_NPP
-      {
-        NppRun run = { src.data, dst.data, size, size, k, NULL, npp_context () };
-        float kernel[31 * 31], *dk;
-
-        for (int i = 0; i < k * k; i++)
-          kernel[i] = (float) values[i];
-        die_cuda (cudaMalloc ((void **) &dk, sizeof kernel), "alloc");
-        die_cuda (cudaMemcpy (dk, kernel, sizeof kernel, cudaMemcpyHostToDevice), "upload");
-        run.kernel = dk;
-        npp_ms = time_events (run_npp, &run);
-        row (name, "NPP", npp_ms, 2.0 * bytes, npp_ms, -1);
-        cudaFree (dk);
-      }
+      npp_ms = time_npp (&src, &dst, &mask);
 #endif
-      cc_options_init (&o);
-      for (int i = 0; i < N_METHODS; i++)
-        {
-          char why[256];
-          bool ok;
-          double ms;
-
-          o.method = gpu_methods[i];
-          if (cc_method_check (ctx, o.method, &mask, 4, why, sizeof why) != CC_OK)
-            {
-              printf ("%-7s %-9s %s\n", name, cc_method_name (o.method), why);
-              continue;
-            }
-          die_cuda (cudaMemset (dst.data, 0xff, bytes), "poison");
-          ms = time_method (ctx, &src, &dst, &mask, &o, &ok);
-          if (ok)
-            row (name, cc_method_name (o.method), ms, 2.0 * bytes, npp_ms,
-                 spot_check (&host, &dst, &mask, &o));
-        }
+      run_methods (ctx, &host, &src, &dst, &mask, ms);
+      snprintf (name, sizeof name, "%dx%d", k, k);
+      row (name, floor_ms, npp_ms, ms);
     }
+
+  /* A separable mask: a 31x31 Gaussian (binomial) blur. */
+  {
+    double g[31], npp_ms = 0.0;
+    CcMask mask = { 31, 31, values, 1.0, 0.0 };
+
+    g[0] = 1.0;
+    for (int i = 1; i < 31; i++)
+      {
+        g[i] = 0.0;
+        for (int j = i; j > 0; j--)
+          g[j] += g[j - 1];
+      }
+    mask.divisor = 0.0;
+    for (int j = 0; j < 31; j++)
+      for (int i = 0; i < 31; i++)
+        mask.divisor += values[j * 31 + i] = g[j] * g[i];
+#ifdef HAVE_NPP
+    npp_ms = time_npp (&src, &dst, &mask);
+#endif
+    run_methods (ctx, &host, &src, &dst, &mask, ms);
+    row ("31x31 gauss", floor_ms, npp_ms, ms);
+  }
   cudaFree (src.data);
   cudaFree (dst.data);
   free (host.data);
@@ -323,9 +408,8 @@ bench_1d (CcContext *ctx, int64_t n, int taps)
   const size_t bytes = n * sizeof (float);
   CcImage host = { malloc (bytes), CC_TYPE_FLOAT, 1, n, 1, (int64_t) bytes, false };
   CcImage src = host, dst = host;
-  double values[127], sum = 0.0;
+  double values[127], sum = 0.0, ms[N_METHODS];
   CcMask mask = { taps, 1, values, 1.0, 0.0 };
-  CcOptions o;
   Copy copy;
   char title[128], name[16];
 
@@ -338,25 +422,14 @@ bench_1d (CcContext *ctx, int64_t n, int taps)
   die_cuda (cudaMalloc (&src.data, bytes), "alloc");
   die_cuda (cudaMalloc (&dst.data, bytes), "alloc");
   die_cuda (cudaMemcpy (src.data, host.data, bytes, cudaMemcpyHostToDevice), "upload");
-
-  snprintf (title, sizeof title, "1D: n = 2^%d floats, %d taps", (int) log2 ((double) n), taps);
-  header (title);
   copy = (Copy) { dst.data, src.data, bytes };
-  row ("-", "copy", time_events (run_copy, &copy), 2.0 * bytes, 0, -1);
-  snprintf (name, sizeof name, "%dx1", taps);
-  cc_options_init (&o);
-  for (int i = 0; i < N_METHODS; i++)
-    {
-      bool ok;
-      double ms;
 
-      o.method = gpu_methods[i];
-      die_cuda (cudaMemset (dst.data, 0xff, bytes), "poison");
-      ms = time_method (ctx, &src, &dst, &mask, &o, &ok);
-      if (ok)
-        row (name, cc_method_name (o.method), ms, 2.0 * bytes, 0,
-             spot_check (&host, &dst, &mask, &o));
-    }
+  snprintf (title, sizeof title, "1D: n = 2^%d floats, %d taps, ms", (int) log2 ((double) n),
+            taps);
+  header (title, time_events (run_copy, &copy));
+  run_methods (ctx, &host, &src, &dst, &mask, ms);
+  snprintf (name, sizeof name, "%dx1", taps);
+  row (name, time_events (run_copy, &copy), 0.0, ms);
   cudaFree (src.data);
   cudaFree (dst.data);
   free (host.data);

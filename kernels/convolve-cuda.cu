@@ -30,6 +30,7 @@ struct _CcGpu
   float          *mask;           /* device copy for methods that read it there */
   void           *scratch;
   size_t          scratch_bytes;
+  CcFftState     *fft;            /* plans and the mask's spectrum, once used */
 };
 
 static CcStatus
@@ -167,6 +168,7 @@ cc_gpu_free (struct _CcGpu *g)
   if (g->status == CC_OK || g->stream)
     {
       cudaStreamSynchronize (g->stream);
+      cc_fft_state_free (g->fft);
       cudaFree (g->scratch);
       cudaFree (g->mask);
       for (int i = 0; i < 4; i++)
@@ -197,27 +199,76 @@ cc_gpu_name (struct _CcGpu *g)
 }
 
 extern "C" CcStatus
-cc_gpu_check (struct _CcGpu *g, CcMethod method, int mask_width, int mask_height,
-              int channels, char *message, size_t size)
+cc_gpu_check (struct _CcGpu *g, CcMethod method, const CcJob *job, char *message,
+              size_t size)
 {
   CcStatus status = cc_gpu_status (g, message, size);
-  size_t shared;
+  const int w = job->mask_width, h = job->mask_height, C = job->channels;
+  size_t shared = 0;
 
   if (status != CC_OK)
     return status;
-  if (!cc_method_is_gpu (method))
+  switch (method)
     {
+    case CC_METHOD_BASIC:
+    case CC_METHOD_CONSTANT:
+    case CC_METHOD_TILED:
+    case CC_METHOD_CACHING:
+      shared = cc_seed_shared_bytes (method, w, h, C);
+      break;
+    case CC_METHOD_REGISTER:
+      if (!cc_register_class (w))
+        {
+          snprintf (message, size, "register takes masks up to 127 wide; this one is %d", w);
+          return CC_ERROR_UNSUPPORTED;
+        }
+      if (job->weighted && C != 2 && C != 4)
+        {
+          snprintf (message, size, "register weights by alpha on gray+alpha and RGBA "
+                    "images only, not on %d channels", C);
+          return CC_ERROR_UNSUPPORTED;
+        }
+      shared = cc_register_shared_bytes (w, h, C);
+      break;
+    case CC_METHOD_SEPARABLE:
+      if (job->weighted)
+        {
+          snprintf (message, size, "separable does not weight colour by alpha (the "
+                    "weighted formula's sum |k*a| does not separate); turn alpha "
+                    "weighting off or choose another method");
+          return CC_ERROR_UNSUPPORTED;
+        }
+      if (job->terms < 1)
+        {
+          snprintf (message, size, "this %dx%d mask is not separable: more than %d "
+                    "rank-1 terms would be needed", w, h, CC_SEPARABLE_MAX_TERMS);
+          return CC_ERROR_UNSUPPORTED;
+        }
+      /* Each pass's tile: the row pass w wide, the column pass h tall. */
+      shared = cc_register_shared_bytes (w, 1, C);
+      if (cc_register_shared_bytes (1, h, C) > shared)
+        shared = cc_register_shared_bytes (1, h, C);
+      break;
+    case CC_METHOD_FFT:
+      if (!cc_fft_available (message, size))
+        return CC_ERROR_UNSUPPORTED;
+      if (job->weighted)
+        {
+          snprintf (message, size, "fft does not weight colour by alpha; turn alpha "
+                    "weighting off or choose another method");
+          return CC_ERROR_UNSUPPORTED;
+        }
+      break;
+    default:
       snprintf (message, size, "%s is not a GPU method", cc_method_name (method));
       return CC_ERROR_INVALID;
     }
-  shared = cc_seed_shared_bytes (method, mask_width, mask_height, channels);
   if (shared > g->shared_optin)
     {
       snprintf (message, size,
                 "method %s cannot take a %dx%d mask on %d channels: it needs %zu KB of "
-                "shared memory a block, and %s allows %zu KB (basic, constant and "
-                "caching can)", cc_method_name (method), mask_width, mask_height,
-                channels, shared / 1024, g->name, g->shared_optin / 1024);
+                "shared memory a block, and %s allows %zu KB", cc_method_name (method),
+                w, h, C, shared / 1024, g->name, g->shared_optin / 1024);
       return CC_ERROR_UNSUPPORTED;
     }
   return CC_OK;
@@ -274,6 +325,9 @@ typedef struct
   size_t  float_in_row;
   size_t  float_out_row;
   size_t  raw_out_row;
+  size_t  pass_row;       /* separable: a row of the row pass's output */
+  size_t  pass_fixed;     /* separable on a device source: all its rows at once */
+  bool    fft;            /* planes for the transform, sized per strip */
   int     halo;           /* ry: extra input rows above and below a strip */
   int64_t strip;          /* output rows a strip */
 } Plan;
@@ -291,11 +345,26 @@ plan_bytes (const Plan *p, int64_t rows)
   const int64_t in_rows = rows + 2 * p->halo;
 
   return align_up (in_rows * p->raw_in_row) + align_up (in_rows * p->float_in_row) +
-         align_up (rows * p->float_out_row) + align_up (rows * p->raw_out_row);
+         align_up (rows * p->float_out_row) + align_up (rows * p->raw_out_row) +
+         align_up (in_rows * p->pass_row + p->pass_fixed);
+}
+
+/* What a strip of 'rows' output rows needs on the device, the transform's
+ * planes and cuFFT's work area (about as large) included. */
+static size_t
+strip_bytes (const Plan *p, const CcJob *job, int64_t rows)
+{
+  size_t b = plan_bytes (p, rows);
+
+  if (p->fft && rows > 0)
+    b += 2 * align_up (cc_fft_bytes ((int) job->dst->width, (int) rows, job->mask_width,
+                                     job->mask_height, job->channels));
+  return b;
 }
 
 static CcStatus
-make_plan (struct _CcGpu *g, uint64_t budget, const CcJob *job, Plan *p, CcResult *r)
+make_plan (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job, Plan *p,
+           CcResult *r)
 {
   const CcImage *src = job->src, *dst = job->dst;
   const size_t C = job->channels;
@@ -317,6 +386,16 @@ make_plan (struct _CcGpu *g, uint64_t budget, const CcJob *job, Plan *p, CcResul
       if (!dst->on_device && dst->type != CC_TYPE_FLOAT)
         p->raw_out_row = dst->width * C * cc_type_size (dst->type);
     }
+  p->fft = method == CC_METHOD_FFT;
+  if (method == CC_METHOD_SEPARABLE)
+    {
+      /* The row pass filters every input row the column pass reads: on a
+       * device source that is all of them, in one strip. */
+      if (p->direct_in)
+        p->pass_fixed = (size_t) dst->width * C * sizeof (float) * src->height;
+      else
+        p->pass_row = dst->width * C * sizeof (float);
+    }
 
   cudaMemGetInfo (&free_bytes, &total);
   /* What this context already holds counts as available to it. */
@@ -325,10 +404,18 @@ make_plan (struct _CcGpu *g, uint64_t budget, const CcJob *job, Plan *p, CcResul
   if (budget && budget < limit)
     limit = budget;
 
-  per_row = p->raw_in_row + p->float_in_row + p->float_out_row + p->raw_out_row;
-  fixed = plan_bytes (p, 0) + 4 * 256;   /* the halo rows, and alignment */
-  if (per_row == 0)
-    p->strip = dst->height;
+  per_row = p->raw_in_row + p->float_in_row + p->float_out_row + p->raw_out_row +
+            p->pass_row;
+  fixed = plan_bytes (p, 0) + 5 * 256;   /* the halo rows, and alignment */
+  if (per_row == 0 || p->pass_fixed)
+    {
+      p->strip = dst->height;
+      if (plan_bytes (p, p->strip) > limit)
+        return cc_fail (r, CC_ERROR_OUT_OF_MEMORY,
+                        "not enough device memory: %s needs %.1f MB, %.1f MB are available%s",
+                        cc_method_name (method), plan_bytes (p, p->strip) / 1048576.0,
+                        limit / 1048576.0, budget ? " under the device budget" : "");
+    }
   else if (limit <= fixed || (p->strip = (limit - fixed) / per_row) < 1)
     return cc_fail (r, CC_ERROR_OUT_OF_MEMORY,
                     "not enough device memory: one output row needs %.1f MB, %.1f MB are "
@@ -337,6 +424,15 @@ make_plan (struct _CcGpu *g, uint64_t budget, const CcJob *job, Plan *p, CcResul
                     budget ? " under the device budget" : "");
   if (p->strip > dst->height)
     p->strip = dst->height;
+  /* The transform's planes grow with the strip: shrink it until they fit. */
+  while (p->fft && p->strip > 1 && strip_bytes (p, job, p->strip) > limit)
+    p->strip = p->strip * 3 / 4;
+  if (strip_bytes (p, job, p->strip) > limit)
+    return cc_fail (r, CC_ERROR_OUT_OF_MEMORY,
+                    "not enough device memory: %s needs %.1f MB for one strip, %.1f MB "
+                    "are available%s", cc_method_name (method),
+                    strip_bytes (p, job, p->strip) / 1048576.0, limit / 1048576.0,
+                    budget ? " under the device budget" : "");
   return CC_OK;
 }
 
@@ -384,6 +480,64 @@ elapsed (struct _CcGpu *g, int a, int b)
   return ms;
 }
 
+/* separable: for each rank-1 term, a row pass over every input row into
+ * 'pass', then a column pass adding into the output; only the last term's
+ * column pass applies divisor, offset and clamping. */
+static cudaError_t
+launch_separable (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass)
+{
+  const int w = job->mask_width, h = job->mask_height, C = job->channels;
+  ConvArgs row = a, col = a;
+  cudaError_t err = cudaSuccess;
+
+  row.mask_width = w;
+  row.mask_height = 1;
+  row.out_y = 0;
+  row.dst = DevImage { pass, a.dst.width * (long long) C, a.dst.width, a.src.height };
+  row.inv_divisor = 1.0f;
+  row.offset = 0.0f;
+  row.clamp = 0;
+  col.mask_width = 1;
+  col.mask_height = h;
+  col.out_x = 0;
+  col.src = row.dst;
+  col.vec4 = 1;
+  for (int k = 0; k < job->terms && err == cudaSuccess; k++)
+    {
+      const bool last = k == job->terms - 1;
+
+      col.accumulate = k > 0;
+      col.inv_divisor = last ? a.inv_divisor : 1.0f;
+      col.offset = last ? a.offset : 0.0f;
+      col.clamp = last ? a.clamp : 0;
+      if ((err = cc_register_set_mask (job->sep_v + k * w, w, 1, g->stream)) != cudaSuccess ||
+          (err = cc_register_launch (row, g->shared_optin, g->stream)) != cudaSuccess ||
+          (err = cc_register_set_mask (job->sep_u + k * h, 1, h, g->stream)) != cudaSuccess)
+        break;
+      err = cc_register_launch (col, g->shared_optin, g->stream);
+    }
+  return err;
+}
+
+static cudaError_t
+launch (struct _CcGpu *g, CcMethod method, const CcJob *job, const ConvArgs &a, float *pass,
+        float *planes)
+{
+  switch (method)
+    {
+    case CC_METHOD_REGISTER:
+      return cc_register_launch (a, g->shared_optin, g->stream);
+    case CC_METHOD_SEPARABLE:
+      return launch_separable (g, job, a, pass);
+    case CC_METHOD_FFT:
+      if (!g->fft && !(g->fft = cc_fft_state_new ()))
+        return cudaErrorMemoryAllocation;
+      return cc_fft_launch (g->fft, a, job->mask, planes, g->stream);
+    default:
+      return cc_seed_launch (method, a, g->stream);
+    }
+}
+
 /* One strip: output rows y0 .. y0 + rows - 1. */
 static cudaError_t
 run_strip (struct _CcGpu *g, CcMethod method, const CcJob *job, const Plan *p,
@@ -396,6 +550,8 @@ run_strip (struct _CcGpu *g, CcMethod method, const CcJob *job, const Plan *p,
   float *float_in = (float *) (raw_in + align_up (in_rows * p->raw_in_row));
   float *float_out = (float *) ((char *) float_in + align_up (in_rows * p->float_in_row));
   char *raw_out = (char *) float_out + align_up (rows * p->float_out_row);
+  float *pass = (float *) (raw_out + align_up (rows * p->raw_out_row));
+  float *planes = (float *) ((char *) pass + align_up (in_rows * p->pass_row + p->pass_fixed));
   char *dst_rows = (char *) dst->data + y0 * dst->stride;
   cudaError_t err;
 
@@ -429,7 +585,8 @@ run_strip (struct _CcGpu *g, CcMethod method, const CcJob *job, const Plan *p,
     a.dst = DevImage { (float *) dst_rows, dst->stride / 4, (int) dst->width, (int) rows };
   else
     a.dst = DevImage { float_out, dst->width * C, (int) dst->width, (int) rows };
-  if ((err = cc_seed_launch (method, a, g->stream)) != cudaSuccess)
+  a.vec4 = ((uintptr_t) a.src.data % 16 == 0) && (a.src.pitch % 4 == 0);
+  if ((err = launch (g, method, job, a, pass, planes)) != cudaSuccess)
     return err;
 
   if (!p->direct_out && (dst->on_device || p->raw_out_row))
@@ -505,7 +662,8 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
             CcResult *r)
 {
   const int taps = job->mask_width * job->mask_height;
-  const bool constant = cc_seed_uses_constant (method);
+  /* All but basic and fft read the mask from __constant__ memory. */
+  const bool constant = method != CC_METHOD_BASIC && method != CC_METHOD_FFT;
   CcStatus status;
   cudaError_t err;
   Plan p;
@@ -513,15 +671,14 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
   size_t need;
   int64_t y0;
 
-  if ((status = cc_gpu_check (g, method, job->mask_width, job->mask_height,
-                              job->channels, r->message, sizeof r->message)) != CC_OK)
+  if ((status = cc_gpu_check (g, method, job, r->message, sizeof r->message)) != CC_OK)
     return r->status = status;
-  if ((status = make_plan (g, budget, job, &p, r)) != CC_OK)
+  if ((status = make_plan (g, budget, method, job, &p, r)) != CC_OK)
     return status;
   if (cc_job_tick (job, 0.0))
     return cc_fail (r, CC_ERROR_CANCELLED, "cancelled");
 
-  need = plan_bytes (&p, p.strip);
+  need = strip_bytes (&p, job, p.strip);
   if (need > g->scratch_bytes)
     {
       cudaFree (g->scratch);
@@ -537,10 +694,13 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
   a = conv_args (g, job);
 
   if (constant)
-    {
-      pthread_mutex_lock (&cc_seed_constant_lock);
-      err = cc_seed_set_mask (job->mask, taps, g->stream);
-    }
+    pthread_mutex_lock (&cc_seed_constant_lock);
+  if (method == CC_METHOD_REGISTER)
+    err = cc_register_set_mask (job->mask, job->mask_width, job->mask_height, g->stream);
+  else if (method == CC_METHOD_SEPARABLE || method == CC_METHOD_FFT)
+    err = cudaSuccess;   /* each pass sets its own; fft keeps the spectrum */
+  else if (constant)
+    err = cc_seed_set_mask (job->mask, taps, g->stream);
   else
     err = cudaMemcpyAsync (g->mask, job->mask, sizeof (float) * taps,
                            cudaMemcpyHostToDevice, g->stream);

@@ -39,10 +39,10 @@ cc_gpu_name (struct _CcGpu *gpu)
 }
 
 CcStatus
-cc_gpu_check (struct _CcGpu *gpu, CcMethod method, int mask_width, int mask_height,
-              int channels, char *message, size_t size)
+cc_gpu_check (struct _CcGpu *gpu, CcMethod method, const CcJob *job, char *message,
+              size_t size)
 {
-  (void) method; (void) mask_width; (void) mask_height; (void) channels;
+  (void) method; (void) job;
   return cc_gpu_status (gpu, message, size);
 }
 

@@ -18,7 +18,7 @@
 #include "pixel.h"
 
 static const char *const method_names[CC_METHOD_COUNT] =
-  { "auto", "cpu", "basic", "constant", "tiled", "caching" };
+  { "auto", "cpu", "basic", "constant", "tiled", "caching", "register", "separable", "fft" };
 
 static const char *const border_names[CC_BORDER_COUNT] =
   { "zero", "extend", "wrap", "mirror" };
@@ -217,6 +217,9 @@ cc_context_free (CcContext *ctx)
   if (!ctx)
     return;
   cc_gpu_free (ctx->gpu);
+  free (ctx->sep_mask);
+  free (ctx->sep_u);
+  free (ctx->sep_v);
   pthread_mutex_destroy (&ctx->lock);
   free (ctx);
 }
@@ -378,10 +381,48 @@ cc_job_init (CcJob *job, const CcImage *src, int64_t out_x, int64_t out_y,
   job->weighted = o->has_alpha && o->alpha_weighting;
 }
 
+/* The mask's rank-1 terms, for the separable method, kept for the next call
+ * with the same mask (a preview repeats it).  Called with ctx->lock held. */
+static void
+separate (CcContext *ctx, const CcMask *mask, CcJob *job)
+{
+  const int w = mask->width, h = mask->height;
+  const size_t n = (size_t) w * h;
+
+  if (!ctx->sep_mask || ctx->sep_w != w || ctx->sep_h != h ||
+      memcmp (ctx->sep_mask, mask->values, sizeof (double) * n) != 0)
+    {
+      double *m = realloc (ctx->sep_mask, sizeof (double) * n);
+      float *u = realloc (ctx->sep_u, sizeof (float) * CC_SEPARABLE_MAX_TERMS * h);
+      float *v = realloc (ctx->sep_v, sizeof (float) * CC_SEPARABLE_MAX_TERMS * w);
+
+      ctx->sep_mask = m;
+      ctx->sep_u = u;
+      ctx->sep_v = v;
+      if (!m || !u || !v)
+        {
+          free (ctx->sep_mask);
+          ctx->sep_mask = NULL;
+          job->terms = 0;
+          return;
+        }
+      memcpy (m, mask->values, sizeof (double) * n);
+      ctx->sep_w = w;
+      ctx->sep_h = h;
+      ctx->sep_terms = cc_mask_separate (mask->values, w, h, CC_SEPARABLE_MAX_TERMS, u, v);
+    }
+  job->terms = ctx->sep_terms;
+  job->sep_u = ctx->sep_u;
+  job->sep_v = ctx->sep_v;
+}
+
 CcStatus
 cc_method_check (CcContext *ctx, CcMethod method, const CcMask *mask, int channels,
-                 char *message, size_t size)
+                 bool weighted, char *message, size_t size)
 {
+  CcJob job;
+  CcStatus status;
+
   if (!mask_is_valid (mask, message, size))
     return CC_ERROR_INVALID;
   if (method == CC_METHOD_AUTO || method == CC_METHOD_CPU)
@@ -391,27 +432,49 @@ cc_method_check (CcContext *ctx, CcMethod method, const CcMask *mask, int channe
       snprintf (message, size, "unknown method %d", (int) method);
       return CC_ERROR_INVALID;
     }
-  if (channels < 1 || channels > 4)
+  if (channels < 1 || channels > 4 || (weighted && channels < 2))
     {
-      snprintf (message, size, "%d channels; 1 to 4 are supported", channels);
+      snprintf (message, size, "%d channels%s: 1 to 4 are supported, and alpha needs 2",
+                channels, weighted ? " with alpha" : "");
       return CC_ERROR_INVALID;
     }
-  return cc_gpu_check (ctx->gpu, method, mask->width, mask->height, channels,
-                       message, size);
+  memset (&job, 0, sizeof job);
+  job.channels = channels;
+  job.mask_width = mask->width;
+  job.mask_height = mask->height;
+  job.weighted = weighted;
+  job.alpha = weighted ? channels - 1 : -1;
+  pthread_mutex_lock (&ctx->lock);
+  if (method == CC_METHOD_SEPARABLE)
+    separate (ctx, mask, &job);
+  status = cc_gpu_check (ctx->gpu, method, &job, message, size);
+  pthread_mutex_unlock (&ctx->lock);
+  return status;
 }
 
-/* The GPU method 'auto' takes: tiled, the fastest seed method on an H100
- * up to 9x9 and on 1D masks, and caching where tiled's tile does not fit in
- * shared memory (see README.md, Benchmarks). */
+/* The GPU method 'auto' takes, from 'make bench' on an H100 (README.md,
+ * Benchmarks): separable for rank-1 masks from 5x5 up, register up to
+ * 15x15 and for weighted masks, fft beyond, and the seed methods where
+ * nothing faster can take the mask. */
 static CcMethod
-auto_gpu_method (CcContext *ctx, const CcJob *job)
+auto_gpu_method (CcContext *ctx, const CcMask *mask, CcJob *job)
 {
-  static const CcMethod order[] = { CC_METHOD_TILED, CC_METHOD_CACHING };
+  const int big = mask->width > mask->height ? mask->width : mask->height;
+  CcMethod order[5];
+  int n = 0;
   char msg[8];
 
-  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-    if (cc_gpu_check (ctx->gpu, order[i], job->mask_width, job->mask_height,
-                      job->channels, msg, sizeof msg) == CC_OK)
+  if (!job->weighted)
+    separate (ctx, mask, job);
+  if (!job->weighted && job->terms == 1 && mask->width * mask->height >= 25)
+    order[n++] = CC_METHOD_SEPARABLE;
+  if (big <= 15 || job->weighted)
+    order[n++] = CC_METHOD_REGISTER;
+  order[n++] = CC_METHOD_FFT;
+  order[n++] = CC_METHOD_REGISTER;
+  order[n++] = CC_METHOD_CACHING;
+  for (int i = 0; i < n; i++)
+    if (cc_gpu_check (ctx->gpu, order[i], job, msg, sizeof msg) == CC_OK)
       return order[i];
   return CC_METHOD_BASIC;
 }
@@ -470,7 +533,9 @@ cc_convolve (CcContext *ctx, const CcImage *src, int64_t out_x, int64_t out_y,
       else
         {
           if (method == CC_METHOD_AUTO)
-            method = auto_gpu_method (ctx, &job);
+            method = auto_gpu_method (ctx, mask, &job);
+          else if (method == CC_METHOD_SEPARABLE)
+            separate (ctx, mask, &job);
           status = cc_gpu_run (ctx->gpu, ctx->budget, method, &job, result);
           if (status != CC_OK && o->method == CC_METHOD_AUTO && !on_device &&
               (status == CC_ERROR_OUT_OF_MEMORY || status == CC_ERROR_GPU))

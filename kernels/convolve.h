@@ -71,6 +71,9 @@ typedef enum
   CC_METHOD_CONSTANT,
   CC_METHOD_TILED,
   CC_METHOD_CACHING,
+  CC_METHOD_REGISTER,    /* several outputs a thread, taps as FMA operands */
+  CC_METHOD_SEPARABLE,   /* a rank-1 (or low-rank) mask as row and column passes */
+  CC_METHOD_FFT,         /* cuFFT, loaded at run time */
   CC_METHOD_COUNT
 } CcMethod;
 
@@ -170,12 +173,14 @@ CcStatus     cc_convolve             (CcContext       *ctx,
  * sum < 0: divisor = -sum, offset = 1; sum = 0: divisor = 1, offset = 0.5. */
 void         cc_mask_normalize       (CcMask *mask);
 
-/* Whether a method can run this mask on images of this many channels on this
- * context, and if not, why (CC_ERROR_* and a message). */
+/* Whether a method can run this mask on images of this many channels (with
+ * alpha weighting or not) on this context, and if not, why (CC_ERROR_* and a
+ * message). */
 CcStatus     cc_method_check         (CcContext       *ctx,
                                       CcMethod         method,
                                       const CcMask    *mask,
                                       int              channels,
+                                      bool             weighted,
                                       char            *message,
                                       size_t           size);
 

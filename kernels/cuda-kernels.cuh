@@ -38,16 +38,24 @@ struct ConvArgs
   float          offset;
   float          sum_abs;
   int            clamp;
+  int            accumulate; /* add to what dst holds (separable terms) */
+  int            vec4;       /* RGBA source rows 16-byte aligned: float4 reads */
   const float   *mask;       /* the mask in global memory */
 };
 
 template <int C>
 __device__ __forceinline__ void
-load_pixel (const float *p, float v[C])
+load_pixel (const float *p, float v[C], bool vec4)
 {
+  if (C == 4 && vec4)
+    {
+      const float4 q = __ldg (reinterpret_cast<const float4 *> (p));
+      v[0] = q.x; v[1] = q.y; v[2] = q.z; v[C - 1] = q.w;
+    }
+  else
 #pragma unroll
-  for (int c = 0; c < C; c++)
-    v[c] = __ldg (p + c);
+    for (int c = 0; c < C; c++)
+      v[c] = __ldg (p + c);
 }
 
 /* One source row in global memory, its border resolved once; only taps
@@ -73,7 +81,7 @@ struct GlobalRow
           }
         x = (int) mx;
       }
-    load_pixel<C> (p + x * C, v);
+    load_pixel<C> (p + x * C, v, a.vec4);
   }
 };
 
@@ -160,12 +168,31 @@ conv_pixel (const ConvArgs &a, const Taps &taps, const Source &source, int x, in
  * memory, one per device, so a caller holds cc_seed_constant_lock from
  * cc_seed_set_mask until its last launch has finished. */
 extern pthread_mutex_t cc_seed_constant_lock;
-bool        cc_seed_uses_constant (CcMethod method);
 cudaError_t cc_seed_set_mask      (const float *mask, int count, cudaStream_t stream);
 size_t      cc_seed_shared_bytes  (CcMethod method, int mask_width, int mask_height,
                                    int channels);
 cudaError_t cc_seed_launch        (CcMethod method, const ConvArgs &args,
                                    cudaStream_t stream);
+
+/* register-kernels.cu: the register method's kernels, for masks up to
+ * 127 wide (widths rounded up to a compiled class).  The mask goes to
+ * __constant__ memory: hold cc_seed_constant_lock as for the seed methods. */
+int         cc_register_class        (int mask_width);
+size_t      cc_register_shared_bytes (int mask_width, int mask_height, int channels);
+cudaError_t cc_register_set_mask     (const float *mask, int width, int height,
+                                      cudaStream_t stream);
+cudaError_t cc_register_launch       (const ConvArgs &args, size_t shared_limit,
+                                      cudaStream_t stream);
+
+/* fft.cu: the fft method.  cc_fft_bytes is the planes' size for an output
+ * of w x h; cuFFT's own work area comes on top (about as much again). */
+struct CcFftState;
+bool        cc_fft_available   (char *message, size_t size);
+size_t      cc_fft_bytes       (int w, int h, int mask_width, int mask_height, int channels);
+CcFftState *cc_fft_state_new   (void);
+void        cc_fft_state_free  (CcFftState *state);
+cudaError_t cc_fft_launch      (CcFftState *state, const ConvArgs &args, const float *mask,
+                                float *planes, cudaStream_t stream);
 
 /* convert-kernels.cu: samples of any type to float and back.  'count' samples
  * a row; pitches in samples.  With 'copy' set, channels whose mode is

@@ -32,6 +32,9 @@ typedef struct
   int              clamp;
   unsigned char    mode[4];      /* CC_MODE_* per channel */
   bool             weighted;     /* some channel is CC_MODE_WEIGHTED */
+  int              terms;        /* rank-1 terms of the mask, 0: more than allowed */
+  const float     *sep_u;        /* terms x mask_height, column factors */
+  const float     *sep_v;        /* terms x mask_width, row factors */
   int              alpha;        /* alpha channel, or -1 */
   const CcOptions *options;      /* progress and cancel */
 } CcJob;
@@ -43,6 +46,12 @@ struct _CcContext
   int              threads;      /* CPU worker threads */
   char             cpu_name[64];
   struct _CcGpu   *gpu;          /* NULL when built without CUDA */
+  double          *sep_mask;     /* the last mask split into terms ... */
+  int              sep_w;
+  int              sep_h;
+  int              sep_terms;    /* ... and the split */
+  float           *sep_u;
+  float           *sep_v;
 };
 
 /* Formats 'result->message' and sets its status; returns the status. */
@@ -58,6 +67,12 @@ CcStatus cc_check_call (const CcImage *src, int64_t out_x, int64_t out_y,
 void     cc_job_init (CcJob *job, const CcImage *src, int64_t out_x, int64_t out_y,
                       const CcImage *dst, const CcMask *mask, const CcOptions *options);
 
+/* The separable method's terms: the fewest (at most 'max_terms') rank-1
+ * terms that reproduce the mask, or 0; u holds terms x h, v terms x w. */
+#define CC_SEPARABLE_MAX_TERMS 3
+int      cc_mask_separate (const double *mask, int width, int height, int max_terms,
+                           float *u, float *v);
+
 /* Milliseconds on a monotonic clock. */
 double   cc_now_ms (void);
 
@@ -72,8 +87,7 @@ struct _CcGpu *cc_gpu_new        (void);
 void           cc_gpu_free       (struct _CcGpu *gpu);
 CcStatus       cc_gpu_status     (struct _CcGpu *gpu, char *message, size_t size);
 const char    *cc_gpu_name       (struct _CcGpu *gpu);
-CcStatus       cc_gpu_check      (struct _CcGpu *gpu, CcMethod method,
-                                  int mask_width, int mask_height, int channels,
+CcStatus       cc_gpu_check      (struct _CcGpu *gpu, CcMethod method, const CcJob *job,
                                   char *message, size_t size);
 CcStatus       cc_gpu_run        (struct _CcGpu *gpu, uint64_t budget, CcMethod method,
                                   const CcJob *job, CcResult *result);

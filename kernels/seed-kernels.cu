@@ -206,12 +206,6 @@ block_for (int mask_width, int mask_height)
   return dim3 (16, 16);
 }
 
-bool
-cc_seed_uses_constant (CcMethod method)
-{
-  return method != CC_METHOD_BASIC;
-}
-
 cudaError_t
 cc_seed_set_mask (const float *mask, int count, cudaStream_t stream)
 {

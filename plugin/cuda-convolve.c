@@ -138,8 +138,9 @@ add_arguments (GimpProcedure *procedure)
                                       "extend", G_PARAM_READWRITE);
   gimp_procedure_add_string_argument (procedure, "method", "M_ethod",
                                       "How to compute it: \"auto\" (the fastest; the CPU "
-                                      "where no GPU is usable), \"basic\", \"constant\", "
-                                      "\"tiled\", \"caching\" (GPU methods) or \"cpu\"",
+                                      "where no GPU is usable), \"cpu\", or a GPU method: "
+                                      "\"basic\", \"constant\", \"tiled\", \"caching\", "
+                                      "\"register\", \"separable\" or \"fft\"",
                                       "auto", G_PARAM_READWRITE);
   gimp_procedure_add_boolean_argument (procedure, "clamp", "_Clamp",
                                        "Clamp results to [0,1]; off keeps HDR values of "
@@ -304,7 +305,8 @@ settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **e
   if (!cc_method_from_name (method, &s->method))
     {
       g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
-                   "method '%s' is not one of auto, basic, constant, tiled, caching, cpu",
+                   "method '%s' is not one of auto, cpu, basic, constant, tiled, caching, "
+                   "register, separable, fft",
                    method ? method : "");
       goto out;
     }

@@ -201,7 +201,7 @@ describe (const CheckCase *c, char *buf, size_t n)
 {
   snprintf (buf, n,
             "mask %dx%d, src %lldx%lld out %lldx%lld at (%lld,%lld), %d ch%s%s%s, %s->%s, "
-            "border %s, clamp %s%s%s",
+            "border %s, clamp %s%s%s%s",
             c->mask_width, c->mask_height, (long long) c->src_width,
             (long long) c->src_height, (long long) c->out_width, (long long) c->out_height,
             (long long) c->out_x, (long long) c->out_y, c->channels,
@@ -210,7 +210,8 @@ describe (const CheckCase *c, char *buf, size_t n)
             cc_type_name (c->src_type), cc_type_name (c->dst_type),
             cc_border_name (c->border), c->clamp ? "on" : "off",
             c->src_on_device ? ", src on device" : "",
-            c->dst_on_device ? ", dst on device" : "");
+            c->dst_on_device ? ", dst on device" : "",
+            c->mask_rank == 1 ? ", rank-1 mask" : c->mask_rank == 2 ? ", rank-2 mask" : "");
 }
 
 /* Puts a host image on the device (same stride), or NULL data on failure. */
@@ -242,7 +243,7 @@ check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_m
   CcImage pristine = dst;
   CcMask mask;
   CcOptions o;
-  double sum_abs = 0.0, max_in = 1.0, bound;
+  double sum_abs = 0.0, max_in = 1.0, bound, fft_bound;
   char what[512];
   int failed = 0;
 
@@ -259,12 +260,24 @@ check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_m
         return 0;
       }
   }
-  /* Weights of both signs, leaning positive, as real masks do. */
+  /* Weights of both signs, leaning positive, as real masks do; or a sum of
+   * outer products, which the separable method takes. */
   for (int i = 0; i < taps; i++)
+    values[i] = c->mask_rank ? 0.0 : check_uniform (-0.5, 1.0);
+  for (int k = 0; k < c->mask_rank; k++)
     {
-      values[i] = check_uniform (-0.5, 1.0);
-      sum_abs += fabs (values[i]);
+      double u[CC_MASK_MAX], v[CC_MASK_MAX];
+
+      for (int j = 0; j < c->mask_height; j++)
+        u[j] = check_uniform (-0.5, 1.0);
+      for (int i = 0; i < c->mask_width; i++)
+        v[i] = check_uniform (-0.5, 1.0);
+      for (int j = 0; j < c->mask_height; j++)
+        for (int i = 0; i < c->mask_width; i++)
+          values[j * c->mask_width + i] += u[j] * v[i];
     }
+  for (int i = 0; i < taps; i++)
+    sum_abs += fabs (values[i]);
   mask.width = c->mask_width;
   mask.height = c->mask_height;
   mask.values = values;
@@ -281,6 +294,8 @@ check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_m
   if (c->src_type == CC_TYPE_FLOAT || c->src_type == CC_TYPE_DOUBLE || c->src_type == CC_TYPE_HALF)
     max_in = 1.25;
   bound = (1e-5 * (sum_abs / fabs (mask.divisor)) + 1e-6) * max_in;
+  /* The fft method's bound (issue #5): its rounding grows with the transform. */
+  fft_bound = (1e-4 * (sum_abs / fabs (mask.divisor)) + 1e-5) * max_in;
 
   CHECK (cc_convolve_gold (&src, c->out_x, c->out_y, &gold, &mask, &o) == CC_OK,
          "gold refused: %s", what);
@@ -309,8 +324,8 @@ check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_m
           continue;
         }
 
-      unsupported = cc_method_check (ctx, methods[m], &mask, c->channels, why,
-                                     sizeof why) == CC_ERROR_UNSUPPORTED;
+      unsupported = cc_method_check (ctx, methods[m], &mask, c->channels,
+                                     c->alpha && c->alpha_weighting, why, sizeof why) == CC_ERROR_UNSUPPORTED;
       st = cc_convolve (ctx, &s, c->out_x, c->out_y, &d, &mask, &o, &r);
       if (c->dst_on_device)
         cc_device_copy (ctx, dst.data, d.data, dst.stride * dst.height, false);
@@ -336,6 +351,8 @@ check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_m
         }
       CHECK (r.strips >= c->min_strips, "%s: %d strips, expected at least %d: %s",
              cc_method_name (methods[m]), r.strips, c->min_strips, what);
+      /* auto is held to the bound of the method it took. */
+      const double b = r.method_used == CC_METHOD_FFT ? fft_bound : bound;
 
       for (int64_t y = 0; y < dst.height && bad < 3; y++)
         {
@@ -348,7 +365,7 @@ check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_m
             {
               double got = get_sample (row, dst.type, i);
               bool copied = c->alpha && !c->affect_alpha && i % c->channels == c->channels - 1;
-              bool ok = sample_ok (dst.type, got, grow[i], bound);
+              bool ok = sample_ok (dst.type, got, grow[i], b);
 
               /* Copied channels are bit-exact when the types match. */
               if (ok && copied && c->src_type == c->dst_type)
@@ -358,9 +375,9 @@ check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_m
                   ok = memcmp (row + i * sz, srow + ((c->out_x * c->channels) + i) * sz, sz) == 0;
                 }
               if (!CHECK (ok, "%s: sample (%lld,%lld) channel %d: got %.9g, gold %.9g "
-                          "(bound %.3g): %s", cc_method_name (methods[m]),
+                          "(bound %.3g): %s", cc_method_name (r.method_used),
                           (long long) (i / c->channels), (long long) y,
-                          (int) (i % c->channels), got, grow[i], bound, what))
+                          (int) (i % c->channels), got, grow[i], b, what))
                 bad++;
             }
           if (!CHECK (memcmp (row + row_bytes, prow + row_bytes, dst.stride - row_bytes) == 0,
@@ -437,6 +454,7 @@ check_sweep (CcContext *ctx, const CcMethod *methods, int n_methods, bool device
           c.clamp = (k / 2) % 2;
           c.src_on_device = device && k % 5 == 2;
           c.dst_on_device = device && k % 7 == 3;
+          c.mask_rank = (k / 5) % 3;
           failed += check_case (ctx, &c, methods, n_methods) ? 1 : 0;
           cases++;
         }
@@ -447,7 +465,9 @@ check_sweep (CcContext *ctx, const CcMethod *methods, int n_methods, bool device
 
 /* ---- Hand-computed results ---- */
 
-static void
+/* A single-row float image through a method; false when the method
+ * refuses it cleanly (it cannot take the mask), which check_case covers. */
+static bool
 run_gray (CcContext *ctx, CcMethod method, const float *in, int n, int channels,
           const double *m, int mw, double divisor, CcBorder border, bool alpha,
           float *out)
@@ -457,6 +477,7 @@ run_gray (CcContext *ctx, CcMethod method, const float *in, int n, int channels,
   CcMask mask = { mw, 1, m, divisor, 0.0 };
   CcOptions o;
   CcResult r;
+  char why[256];
 
   cc_options_init (&o);
   o.method = method;
@@ -464,8 +485,11 @@ run_gray (CcContext *ctx, CcMethod method, const float *in, int n, int channels,
   o.has_alpha = alpha;
   for (int i = 0; i < n * channels; i++)
     out[i] = NAN;
-  CHECK (cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r) == CC_OK,
-         "%s: %s", cc_method_name (method), r.message);
+  if (cc_method_check (ctx, method, &mask, channels, alpha, why, sizeof why) ==
+      CC_ERROR_UNSUPPORTED)
+    return false;
+  return CHECK (cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r) == CC_OK,
+                "%s: %s", cc_method_name (method), r.message);
 }
 
 int
@@ -485,8 +509,8 @@ check_known (CcContext *ctx, const CcMethod *methods, int n_methods)
 
       for (int b = 0; b < CC_BORDER_COUNT; b++)
         {
-          run_gray (ctx, methods[m], row, 3, 1, m121, 3, 4.0, (CcBorder) b, false, out);
-          CHECK (fabsf (out[0] - (float) first[b]) < 1e-6f &&
+          if (run_gray (ctx, methods[m], row, 3, 1, m121, 3, 4.0, (CcBorder) b, false, out))
+            CHECK (fabsf (out[0] - (float) first[b]) < 1e-6f &&
                  fabsf (out[1] - 0.45f) < 1e-6f,
                  "%s, border %s: [1 2 1]/4 of [0.2 0.4 0.8] gave %g %g, want %g 0.45",
                  name, cc_border_name ((CcBorder) b), out[0], out[1], first[b]);
@@ -497,16 +521,16 @@ check_known (CcContext *ctx, const CcMethod *methods, int n_methods)
        * alpha (plain): 1/3. */
       {
         static const float ga[4] = { 1.0f, 0.0f, 0.2f, 1.0f };
-        run_gray (ctx, methods[m], ga, 2, 2, m111, 3, 3.0, CC_BORDER_EXTEND, true, out);
-        CHECK (fabsf (out[0] - 0.2f) < 1e-6f && fabsf (out[1] - 1.0f / 3) < 1e-6f,
+        if (run_gray (ctx, methods[m], ga, 2, 2, m111, 3, 3.0, CC_BORDER_EXTEND, true, out))
+          CHECK (fabsf (out[0] - 0.2f) < 1e-6f && fabsf (out[1] - 1.0f / 3) < 1e-6f,
                "%s: alpha-weighted colour %g alpha %g, want 0.2 0.333333", name,
                out[0], out[1]);
       }
       /* Where every alpha is 0 the plain formula holds: colour 0.6 stays. */
       {
         static const float clear[2] = { 0.6f, 0.0f };
-        run_gray (ctx, methods[m], clear, 1, 2, m111, 3, 3.0, CC_BORDER_EXTEND, true, out);
-        CHECK (fabsf (out[0] - 0.6f) < 1e-6f && out[1] == 0.0f,
+        if (run_gray (ctx, methods[m], clear, 1, 2, m111, 3, 3.0, CC_BORDER_EXTEND, true, out))
+          CHECK (fabsf (out[0] - 0.6f) < 1e-6f && out[1] == 0.0f,
                "%s: transparent pixel gave colour %g alpha %g, want 0.6 0", name,
                out[0], out[1]);
       }

@@ -212,7 +212,7 @@ test_errors (CcContext *ctx)
                  memcmp (out, keep, sizeof out) == 0,
                  "%s without a GPU: got %s '%s'", cc_method_name (o.method),
                  cc_status_name (st), r.message);
-          CHECK (cc_method_check (ctx, o.method, &mask, 4, msg, sizeof msg) != CC_OK,
+          CHECK (cc_method_check (ctx, o.method, &mask, 4, false, msg, sizeof msg) != CC_OK,
                  "cc_method_check accepts %s without a GPU", cc_method_name (o.method));
         }
       o.method = CC_METHOD_AUTO;

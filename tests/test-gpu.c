@@ -94,7 +94,8 @@ int
 main (void)
 {
   static const CcMethod methods[] = { CC_METHOD_BASIC, CC_METHOD_CONSTANT, CC_METHOD_TILED,
-                                      CC_METHOD_CACHING, CC_METHOD_AUTO };
+                                      CC_METHOD_CACHING, CC_METHOD_REGISTER,
+                                      CC_METHOD_SEPARABLE, CC_METHOD_FFT, CC_METHOD_AUTO };
   const int n = sizeof methods / sizeof methods[0];
   CcContext *ctx;
   char why[512];
@@ -115,6 +116,7 @@ main (void)
   test_strips (ctx, methods, n);
   check_threads (ctx, CC_METHOD_CONSTANT);
   check_threads (ctx, CC_METHOD_TILED);
+  check_threads (ctx, CC_METHOD_REGISTER);
 
   cc_context_free (ctx);
   printf ("%s: %d failure%s\n", check_failures ? "FAIL" : "PASS", (int) check_failures,

@@ -80,7 +80,7 @@ box="--matrix 1,1,1;1,1,1;1,1,1 --divisor 9 --no-alpha-weighting"
 expect 0 --verbose $box --method cpu "$tmp/rgba.pam" "$tmp/cpu.pam" &&
   grep -q '^method: cpu$' "$tmp/out.txt" && grep -q '^device: CPU' "$tmp/out.txt" ||
   fail "--verbose: $(cat "$tmp/out.txt")"
-for m in auto basic constant tiled caching; do
+for m in auto basic constant tiled caching register separable fft; do
   if "$tool" --method $m $box "$tmp/rgba.pam" "$tmp/$m.pam" 2>"$tmp/err.txt"; then
     same "$tmp/cpu.pam" "$tmp/$m.pam"
   elif [ $m = auto ] || ! grep -qi 'GPU\|driver\|CUDA' "$tmp/err.txt"; then

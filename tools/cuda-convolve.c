@@ -26,7 +26,8 @@ static const char usage[] =
   "  --offset X            then add X, in the 0..1 scale (default 0)\n"
   "  --normalize           divisor and offset from the mask's sum (GIMP's rule)\n"
   "  --border MODE         zero, extend, wrap or mirror (default extend)\n"
-  "  --method NAME         auto, cpu, basic, constant, tiled or caching (default auto)\n"
+  "  --method NAME         auto, cpu, basic, constant, tiled, caching, register,\n"
+  "                        separable or fft (default auto)\n"
   "  --no-clamp            keep results outside [0,1] (float output only)\n"
   "  --no-alpha-weighting  convolve colour without weighting it by alpha\n"
   "  --keep-alpha          copy the alpha channel instead of convolving it\n"
@@ -117,7 +118,7 @@ main (int argc, char **argv)
       case OPT_METHOD:
         if (!cc_method_from_name (optarg, &options.method))
           return die (2, "--method: '%s' is not one of auto, cpu, basic, constant, "
-                      "tiled, caching", optarg);
+                      "tiled, caching, register, separable, fft", optarg);
         break;
       case OPT_HELP:
         fputs (usage, stdout);
