@@ -29,6 +29,9 @@ static const CcMethod gpu_methods[] = {
 #define N_METHODS (int) (sizeof gpu_methods / sizeof gpu_methods[0])
 
 static FILE *markdown;
+static const char *only;        /* --only METHOD: time just that one */
+static int only_mask;           /* --mask K: just that 2D mask size */
+static bool no_1d;              /* --no-1d */
 static uint64_t rng = 0x1234567887654321ull;
 
 static float
@@ -253,6 +256,8 @@ run_methods (CcContext *ctx, const CcImage *host, const CcImage *src, const CcIm
 
       o.method = gpu_methods[i];
       ms[i] = NAN;
+      if (only && strcmp (only, cc_method_name (o.method)) != 0)
+        continue;
       if (cc_method_check (ctx, o.method, mask, host->channels, false, why, sizeof why) != CC_OK)
         continue;
       die_cuda (cudaMemset (dst->data, 0xff, bytes), "poison");
@@ -364,6 +369,8 @@ bench_2d (CcContext *ctx, int size)
       double sum = 0.0, npp_ms = 0.0;
       CcMask mask = { k, k, values, 1.0, 0.0 };
 
+      if (only_mask && k != only_mask)
+        continue;
       for (int i = 0; i < k * k; i++)
         sum += values[i] = rand01 () - 0.25;
       mask.divisor = sum;
@@ -447,9 +454,16 @@ main (int argc, char **argv)
       markdown = fopen (argv[++i], "w");
     else if (strcmp (argv[i], "--size") == 0 && i + 1 < argc)
       size = atoi (argv[++i]);
+    else if (strcmp (argv[i], "--only") == 0 && i + 1 < argc)
+      only = argv[++i];
+    else if (strcmp (argv[i], "--mask") == 0 && i + 1 < argc)
+      only_mask = atoi (argv[++i]);
+    else if (strcmp (argv[i], "--no-1d") == 0)
+      no_1d = true;
     else
       {
-        fprintf (stderr, "usage: bench [--size N] [--markdown FILE]\n");
+        fprintf (stderr, "usage: bench [--size N] [--markdown FILE] [--only METHOD] "
+                 "[--mask K] [--no-1d]\n");
         return 2;
       }
   if (cc_context_gpu_status (ctx, why, sizeof why) != CC_OK)
@@ -469,8 +483,11 @@ main (int argc, char **argv)
 #endif
 
   bench_2d (ctx, size);
-  bench_1d (ctx, (int64_t) 1 << 22, 25);
-  bench_1d (ctx, (int64_t) 1 << 28, 25);
+  if (!no_1d)
+    {
+      bench_1d (ctx, (int64_t) 1 << 22, 25);
+      bench_1d (ctx, (int64_t) 1 << 28, 25);
+    }
 
   if (markdown)
     fclose (markdown);

@@ -89,73 +89,117 @@ smooth (int x)
     }
 }
 
-/* The transform's shape for an output of w x h and a mask of mw x mh. */
+/* Overlap-save: the output is cut into tiles of S x S' pixels; each is
+ * computed from a T x T' transform of its input (S + mask - 1 = T), so no
+ * circular wrap reaches a kept output.  Tiles of 256 to 2048 (fast sizes for
+ * cuFFT) or one smooth transform of the whole region, whichever moves fewer
+ * values; several tiles and channels go in one batched transform. */
+struct Axis
+{
+  int t;       /* transform side */
+  int s;       /* outputs a tile keeps: t - (mask - 1) */
+  int tiles;
+};
+
+static Axis
+axis_for (int length, int mask)
+{
+  static const int sides[] = { 256, 512, 1024, 2048 };
+  Axis best;
+
+  best.t = smooth (length + mask - 1);
+  best.s = length;
+  best.tiles = 1;
+  for (int t : sides)
+    {
+      const int s = t - (mask - 1);
+      const int tiles = s > 0 ? (length + s - 1) / s : 0;
+
+      /* A power of two needs fewer passes: count a smooth side as 30% more. */
+      if (s >= 2 * (mask - 1) && (double) tiles * t < 1.3 * best.t * best.tiles)
+        {
+          best.t = t;
+          best.s = s;
+          best.tiles = tiles;
+        }
+    }
+  return best;
+}
+
 struct Shape
 {
-  int pw, ph;      /* padded sides */
-  int pitch;       /* floats a row: 2 (pw / 2 + 1), for in-place transforms */
+  Axis   x, y;
+  int    pitch;       /* floats a transform row: 2 (t / 2 + 1), for in place */
+  size_t plane;       /* floats a transform */
+  int    transforms;  /* tiles x channels */
 };
 
 static Shape
-shape_for (int w, int h, int mw, int mh)
+shape_for (int w, int h, int mw, int mh, int channels)
 {
   Shape s;
 
-  s.pw = smooth (w + mw - 1);
-  s.ph = smooth (h + mh - 1);
-  s.pitch = 2 * (s.pw / 2 + 1);
+  s.x = axis_for (w, mw);
+  s.y = axis_for (h, mh);
+  s.pitch = 2 * (s.x.t / 2 + 1);
+  s.plane = (size_t) s.pitch * s.y.t;
+  s.transforms = s.x.tiles * s.y.tiles * channels;
   return s;
 }
 
 size_t
 cc_fft_bytes (int w, int h, int mw, int mh, int channels)
 {
-  const Shape s = shape_for (w, h, mw, mh);
+  const Shape s = shape_for (w, h, mw, mh, channels);
 
-  return sizeof (float) * (size_t) s.pitch * s.ph * channels;
+  return sizeof (float) * s.plane * s.transforms;
 }
 
 /* ---- kernels ---- */
 
+/* Each tile's transform input: its output rectangle plus the halo, border
+ * resolved; one thread a column of the tiles laid side by side. */
 template <int C>
 __global__ void
-fft_pad (const __grid_constant__ ConvArgs a, float *planes, Shape s, size_t plane_size)
+fft_pad (const __grid_constant__ ConvArgs a, float *planes, Shape s)
 {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int in_w = a.dst.width + a.mask_width - 1, in_h = a.dst.height + a.mask_height - 1;
+  const int gx = blockIdx.x * blockDim.x + threadIdx.x;
+  const int tx = gx / s.pitch, u = gx % s.pitch;
 
-  if (x >= s.pitch)
+  if (tx >= s.x.tiles)
     return;
-  for (int y = blockIdx.y; y < s.ph; y += gridDim.y)
+  for (int gy = blockIdx.y; gy < s.y.tiles * s.y.t; gy += gridDim.y)
     {
-      float v[C];
-      bool inside = x < in_w && y < in_h;
+      const int ty = gy / s.y.t, v = gy % s.y.t;
+      const GlobalRow<C> row = global_row<C> (a, a.out_y - (a.mask_height - 1) / 2 +
+                                                 ty * s.y.s + v);
+      float *p = planes + (size_t) (ty * s.x.tiles + tx) * C * s.plane + (size_t) v * s.pitch + u;
+      float val[C];
 
-      if (inside)
-        {
-          const GlobalRow<C> row = global_row<C> (a, a.out_y - (a.mask_height - 1) / 2 + y);
-          inside = row.present ();
-          if (inside)
-            row (a.out_x - (a.mask_width - 1) / 2 + x, v);
-        }
+      if (row.present () && u < s.x.t)
+        row (a.out_x - (a.mask_width - 1) / 2 + tx * s.x.s + u, val);
+      else
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          val[c] = 0.0f;
 #pragma unroll
       for (int c = 0; c < C; c++)
-        planes[c * plane_size + (size_t) y * s.pitch + x] = inside ? v[c] : 0.0f;
+        p[c * s.plane] = val[c];
     }
 }
 
-/* x *= conj (mask) * scale, over every plane's spectrum. */
+/* x *= conj (mask) * scale, for every transform's spectrum. */
 __global__ void
-fft_multiply (float2 *spectra, const float2 *mask, size_t n, int planes, size_t plane_size,
+fft_multiply (float2 *spectra, const float2 *mask, size_t n, int transforms, size_t stride,
               float scale)
 {
   for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
        i += (size_t) gridDim.x * blockDim.x)
     {
       const float2 m = mask[i];
-      for (int c = 0; c < planes; c++)
+      for (int b = 0; b < transforms; b++)
         {
-          float2 *x = spectra + c * plane_size + i;
+          float2 *x = spectra + b * stride + i;
           const float2 v = *x;
           *x = make_float2 ((v.x * m.x + v.y * m.y) * scale, (v.y * m.x - v.x * m.y) * scale);
         }
@@ -164,24 +208,33 @@ fft_multiply (float2 *spectra, const float2 *mask, size_t n, int planes, size_t 
 
 template <int C>
 __global__ void
-fft_finish (const __grid_constant__ ConvArgs a, const float *planes, Shape s, size_t plane_size)
+fft_finish (const __grid_constant__ ConvArgs a, const float *planes, Shape s, int copies)
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int tx = x / s.x.s, u = x % s.x.s;
 
   if (x >= a.dst.width)
     return;
   for (int y = blockIdx.y; y < a.dst.height; y += gridDim.y)
     {
+      const int ty = y / s.y.s, v = y % s.y.s;
+      const float *p = planes + (size_t) (ty * s.x.tiles + tx) * C * s.plane +
+                       (size_t) v * s.pitch + u;
       float *out = a.dst.data + y * a.dst.pitch + (long long) x * C;
-      float centre[C];
+      float val[C], centre[C];
 
-      global_row<C> (a, a.out_y + y) (a.out_x + x, centre);
+      if (copies)
+        global_row<C> (a, a.out_y + y) (a.out_x + x, centre);
 #pragma unroll
       for (int c = 0; c < C; c++)
-        out[c] = a.mode[c] == CC_MODE_COPY
-                 ? centre[c]
-                 : cc_finish (planes[c * plane_size + (size_t) y * s.pitch + x], 1.0f,
-                              a.offset, a.clamp);
+        val[c] = copies && a.mode[c] == CC_MODE_COPY
+                 ? centre[c] : cc_finish (p[c * s.plane], 1.0f, a.offset, a.clamp);
+      if (C == 4 && a.dst.pitch % 4 == 0)
+        *reinterpret_cast<float4 *> (out) = make_float4 (val[0], val[1], val[2], val[C - 1]);
+      else
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          out[c] = val[c];
     }
 }
 
@@ -191,7 +244,6 @@ struct CcFftState
 {
   cufftHandle fwd, inv, mask_plan;
   Shape       shape;
-  int         batch;
   bool        planned;
   float2     *mask_spectrum;
   float      *mask_key;       /* the mask (host copy) the spectrum is of */
@@ -237,12 +289,13 @@ cufft_error (cufftResult r)
 }
 
 static cudaError_t
-make_plans (CcFftState *st, Shape s, int batch)
+make_plans (CcFftState *st, Shape s)
 {
-  int n[2] = { s.ph, s.pw };
-  int real_embed[2] = { s.ph, s.pitch };
-  int complex_embed[2] = { s.ph, s.pitch / 2 };
-  const int real_dist = s.ph * s.pitch, complex_dist = s.ph * (s.pitch / 2);
+  int n[2] = { s.y.t, s.x.t };
+  int real_embed[2] = { s.y.t, s.pitch };
+  int complex_embed[2] = { s.y.t, s.pitch / 2 };
+  const int real_dist = (int) s.plane, complex_dist = (int) s.plane / 2;
+  const int batch = s.transforms;
   cufftResult r;
 
   drop_plans (st);
@@ -264,7 +317,6 @@ make_plans (CcFftState *st, Shape s, int batch)
     }
   st->planned = true;
   st->shape = s;
-  st->batch = batch;
   return cudaSuccess;
 }
 
@@ -273,7 +325,7 @@ static cudaError_t
 mask_spectrum (CcFftState *st, const float *mask, int mw, int mh, cudaStream_t stream)
 {
   const Shape s = st->shape;
-  const size_t bytes = sizeof (float) * (size_t) s.pitch * s.ph;
+  const size_t bytes = sizeof (float) * s.plane;
   cudaError_t err;
   cufftResult r;
 
@@ -304,28 +356,32 @@ mask_spectrum (CcFftState *st, const float *mask, int mw, int mh, cudaStream_t s
 
 template <int C>
 static void
-launch_pad_finish (const ConvArgs &a, float *planes, Shape s, size_t plane_size,
-                   bool finish, cudaStream_t stream)
+launch_pad_finish (const ConvArgs &a, float *planes, Shape s, bool finish, int copies,
+                   cudaStream_t stream)
 {
-  const int w = finish ? a.dst.width : s.pitch, h = finish ? a.dst.height : s.ph;
+  const int w = finish ? a.dst.width : s.x.tiles * s.pitch;
+  const int h = finish ? a.dst.height : s.y.tiles * s.y.t;
   const dim3 block (256), grid ((w + 255) / 256, h < 65535 ? h : 65535);
 
   if (finish)
-    fft_finish<C><<<grid, block, 0, stream>>> (a, planes, s, plane_size);
+    fft_finish<C><<<grid, block, 0, stream>>> (a, planes, s, copies);
   else
-    fft_pad<C><<<grid, block, 0, stream>>> (a, planes, s, plane_size);
+    fft_pad<C><<<grid, block, 0, stream>>> (a, planes, s);
 }
 
 static void
-pad_finish (const ConvArgs &a, float *planes, Shape s, size_t plane_size, bool finish,
-            cudaStream_t stream)
+pad_finish (const ConvArgs &a, float *planes, Shape s, bool finish, cudaStream_t stream)
 {
+  int copies = 0;
+
+  for (int c = 0; c < a.channels; c++)
+    copies |= a.mode[c] == CC_MODE_COPY;
   switch (a.channels)
     {
-    case 1: launch_pad_finish<1> (a, planes, s, plane_size, finish, stream); break;
-    case 2: launch_pad_finish<2> (a, planes, s, plane_size, finish, stream); break;
-    case 3: launch_pad_finish<3> (a, planes, s, plane_size, finish, stream); break;
-    default: launch_pad_finish<4> (a, planes, s, plane_size, finish, stream); break;
+    case 1: launch_pad_finish<1> (a, planes, s, finish, copies, stream); break;
+    case 2: launch_pad_finish<2> (a, planes, s, finish, copies, stream); break;
+    case 3: launch_pad_finish<3> (a, planes, s, finish, copies, stream); break;
+    default: launch_pad_finish<4> (a, planes, s, finish, copies, stream); break;
     }
 }
 
@@ -333,20 +389,21 @@ cudaError_t
 cc_fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, float *planes,
                cudaStream_t stream)
 {
-  const Shape s = shape_for (a.dst.width, a.dst.height, a.mask_width, a.mask_height);
-  const size_t plane_size = (size_t) s.pitch * s.ph;
-  const size_t n = (size_t) (s.pitch / 2) * s.ph;
+  const Shape s = shape_for (a.dst.width, a.dst.height, a.mask_width, a.mask_height,
+                             a.channels);
+  const size_t n = s.plane / 2;
   cudaError_t err;
   cufftResult r;
 
-  if (!st->planned || st->shape.pw != s.pw || st->shape.ph != s.ph ||
-      st->batch != a.channels)
-    if ((err = make_plans (st, s, a.channels)) != cudaSuccess)
+  if (!st->planned || st->shape.x.t != s.x.t || st->shape.y.t != s.y.t ||
+      st->shape.transforms != s.transforms)
+    if ((err = make_plans (st, s)) != cudaSuccess)
       return err;
+  st->shape = s;
   if ((err = mask_spectrum (st, mask, a.mask_width, a.mask_height, stream)) != cudaSuccess)
     return err;
 
-  pad_finish (a, planes, s, plane_size, false, stream);
+  pad_finish (a, planes, s, false, stream);
   if ((err = cudaGetLastError ()) != cudaSuccess)
     return err;
   cufft.set_stream (st->fwd, stream);
@@ -354,13 +411,13 @@ cc_fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, float *plan
   if ((r = cufft.exec_r2c (st->fwd, planes, (cufftComplex *) planes)) != CUFFT_SUCCESS)
     return cufft_error (r);
   /* cuFFT leaves the size out; fold it in with the divisor. */
-  fft_multiply<<<1024, 256, 0, stream>>> ((float2 *) planes, st->mask_spectrum, n,
-                                          a.channels, plane_size / 2,
-                                          a.inv_divisor / ((float) s.pw * s.ph));
+  fft_multiply<<<2048, 256, 0, stream>>> ((float2 *) planes, st->mask_spectrum, n,
+                                          s.transforms, s.plane / 2,
+                                          a.inv_divisor / ((float) s.x.t * s.y.t));
   if ((err = cudaGetLastError ()) != cudaSuccess)
     return err;
   if ((r = cufft.exec_c2r (st->inv, (cufftComplex *) planes, planes)) != CUFFT_SUCCESS)
     return cufft_error (r);
-  pad_finish (a, planes, s, plane_size, true, stream);
+  pad_finish (a, planes, s, true, stream);
   return cudaGetLastError ();
 }

@@ -15,8 +15,9 @@
  * consecutive pixels hit distinct shared-memory banks. */
 #define REG_NX 7
 
-/* Mask width classes; the widest bounds the __constant__ mask. */
-static const int width_classes[] = { 1, 3, 5, 9, 15, 31, 63, 127 };
+/* Mask width classes; the widest bounds the __constant__ mask.  Width 1 is
+ * the column kernel's (conv_column, below). */
+static const int width_classes[] = { 1, 3, 5, 7, 9, 15, 25, 31, 63, 127 };
 #define REG_MAX_WIDTH 127
 
 /* [height][class width]; 127 x 127 floats is 63 KB, within the 64 KB bank. */
@@ -85,22 +86,22 @@ conv_register (const __grid_constant__ ConvArgs a)
   extern __shared__ float4 shared4[];   /* float4: 16-byte aligned */
   float *tile = reinterpret_cast<float *> (shared4);
   const int mh = a.mask_height;
-  const int tile_w = blockDim.x * REG_NX + KW - 1;
+  const int span = blockDim.x * REG_NX;   /* output pixels a block row covers */
+  const int tile_w = span + KW - 1;
   const int tile_h = blockDim.y + mh - 1;
-  const int ox0 = (blockIdx.x * blockDim.x + threadIdx.x) * REG_NX;
+  const int bx0 = blockIdx.x * span;
+  const int ox0 = bx0 + threadIdx.x * REG_NX;
 
   for (int by = blockIdx.y * blockDim.y; by < a.dst.height; by += gridDim.y * blockDim.y)
     {
       const int oy = by + threadIdx.y;
-      const int x0 = a.out_x + blockIdx.x * blockDim.x * REG_NX - (KW - 1) / 2;
-      const int y0 = a.out_y + by - (mh - 1) / 2;
+      const bool active = oy < a.dst.height && ox0 < a.dst.width;
       float plain[REG_NX][C], kca[WEIGHTED ? REG_NX : 1][C], wabs[REG_NX];
 
       __syncthreads ();
-      load_tile<C> (a, tile, tile_w, tile_h, x0, y0);
+      load_tile<C> (a, tile, tile_w, tile_h, a.out_x + bx0 - (KW - 1) / 2,
+                    a.out_y + by - (mh - 1) / 2);
       __syncthreads ();
-      if (oy >= a.dst.height || ox0 >= a.dst.width)
-        continue;
 
 #pragma unroll
       for (int n = 0; n < REG_NX; n++)
@@ -115,7 +116,7 @@ conv_register (const __grid_constant__ ConvArgs a)
             }
         }
 
-      for (int j = 0; j < mh; j++)
+      for (int j = 0; active && j < mh; j++)
         {
           const float *row = tile + ((threadIdx.y + j) * tile_w + threadIdx.x * REG_NX) * C;
           const float *taps = c_reg_mask + j * KW;
@@ -154,51 +155,192 @@ conv_register (const __grid_constant__ ConvArgs a)
             }
         }
 
-      /* The centre pixel, for copied channels, is in the tile too. */
+      /* Finish in registers (copied channels from the tile's centre
+       * pixels), then stage the block's outputs in shared memory, so the
+       * stores to global memory are whole rows, coalesced. */
       const float *centre = tile + (((threadIdx.y + (mh - 1) / 2) * tile_w) +
                                     threadIdx.x * REG_NX + (KW - 1) / 2) * C;
-      float *out = a.dst.data + oy * a.dst.pitch + (long long) ox0 * C;
+      const float *prev = a.dst.data + oy * a.dst.pitch + (long long) ox0 * C;
 #pragma unroll
       for (int n = 0; n < REG_NX; n++)
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          {
+            const int mode = a.mode[c];
+            const bool here = active && ox0 + n < a.dst.width;
+
+            if (mode == CC_MODE_COPY)
+              plain[n][c] = centre[n * C + c];
+            else if (WEIGHTED && mode == CC_MODE_WEIGHTED)
+              plain[n][c] = cc_finish_weighted (plain[n][c], kca[WEIGHTED ? n : 0][c], wabs[n],
+                                                a.sum_abs, a.inv_divisor, a.offset, a.clamp);
+            else
+              plain[n][c] = cc_finish (plain[n][c] + (a.accumulate && here ? prev[n * C + c]
+                                                                           : 0.0f),
+                                       a.inv_divisor, a.offset, a.clamp);
+          }
+      __syncthreads ();
+      float *staged = tile + (threadIdx.y * span + threadIdx.x * REG_NX) * C;
+#pragma unroll
+      for (int n = 0; n < REG_NX; n++)
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          staged[n * C + c] = plain[n][c];
+      __syncthreads ();
+      if (oy < a.dst.height)
         {
-          if (ox0 + n >= a.dst.width)
+          const float *src = tile + threadIdx.y * span * C;
+          float *out = a.dst.data + oy * a.dst.pitch + (long long) bx0 * C;
+          const int w = min (span, a.dst.width - bx0);
+
+          if (C == 4 && a.dst.pitch % 4 == 0)
+            for (int x = threadIdx.x; x < w; x += blockDim.x)
+              reinterpret_cast<float4 *> (out)[x] = reinterpret_cast<const float4 *> (src)[x];
+          else
+            for (int i = threadIdx.x; i < w * C; i += blockDim.x)
+              out[i] = src[i];
+        }
+    }
+}
+
+/* Outputs a column-kernel thread computes down a column. */
+#define COL_NY 8
+
+/* Masks one pixel wide (vertical 1D masks, separable column passes): each
+ * thread computes COL_NY outputs down a column from a sliding window of
+ * pixels in registers, so each pixel is read from shared memory once. */
+template <int C, bool WEIGHTED>
+__global__ void __launch_bounds__ (256)
+conv_column (const __grid_constant__ ConvArgs a)
+{
+  extern __shared__ float4 shared4[];
+  float *tile = reinterpret_cast<float *> (shared4);
+  const int mh = a.mask_height;
+  const int span = blockDim.y * COL_NY;   /* output rows a block covers */
+  const int tile_w = blockDim.x, tile_h = span + mh - 1;
+  const int ox = blockIdx.x * blockDim.x + threadIdx.x;
+
+  for (int by = blockIdx.y * span; by < a.dst.height; by += gridDim.y * span)
+    {
+      const int oy0 = by + threadIdx.y * COL_NY;
+      float plain[COL_NY][C], kca[WEIGHTED ? COL_NY : 1][C], wabs[COL_NY], win[COL_NY][C];
+
+      __syncthreads ();
+      load_tile<C> (a, tile, tile_w, tile_h, a.out_x + blockIdx.x * blockDim.x,
+                    a.out_y + by - (mh - 1) / 2);
+      __syncthreads ();
+      if (ox >= a.dst.width || oy0 >= a.dst.height)
+        continue;
+
+      const float *col = tile + (threadIdx.y * COL_NY * tile_w + threadIdx.x) * C;
+#pragma unroll
+      for (int n = 0; n < COL_NY; n++)
+        {
+          wabs[n] = 0.0f;
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            {
+              plain[n][c] = 0.0f;
+              if (WEIGHTED)
+                kca[n][c] = 0.0f;
+            }
+          if (n + 1 < COL_NY)
+            load_shared<C> (col + n * tile_w * C, win[n + 1]);
+        }
+      /* Row j of the mask meets output n at window row n + j. */
+      for (int j = 0; j < mh; j++)
+        {
+          const float k = c_reg_mask[j];
+
+#pragma unroll
+          for (int n = 0; n + 1 < COL_NY; n++)
+#pragma unroll
+            for (int c = 0; c < C; c++)
+              win[n][c] = win[n + 1][c];
+          load_shared<C> (col + (j + COL_NY - 1) * tile_w * C, win[COL_NY - 1]);
+#pragma unroll
+          for (int n = 0; n < COL_NY; n++)
+            {
+              if (WEIGHTED)
+                {
+                  const float ka = k * win[n][C - 1];
+#pragma unroll
+                  for (int c = 0; c < C; c++)
+                    {
+                      plain[n][c] += k * win[n][c];
+                      kca[n][c] += ka * win[n][c];
+                    }
+                  wabs[n] += fabsf (ka);
+                }
+              else
+#pragma unroll
+                for (int c = 0; c < C; c++)
+                  plain[n][c] += k * win[n][c];
+            }
+        }
+
+#pragma unroll
+      for (int n = 0; n < COL_NY; n++)
+        {
+          const int oy = oy0 + n;
+          const float *centre = col + (n + (mh - 1) / 2) * tile_w * C;
+          float *out = a.dst.data + oy * a.dst.pitch + (long long) ox * C;
+          float v[C];
+
+          if (oy >= a.dst.height)
             break;
 #pragma unroll
           for (int c = 0; c < C; c++)
             {
               const int mode = a.mode[c];
-              float *o = out + n * C + c;
 
               if (mode == CC_MODE_COPY)
-                *o = centre[n * C + c];
+                v[c] = centre[c];
               else if (WEIGHTED && mode == CC_MODE_WEIGHTED)
-                *o = cc_finish_weighted (plain[n][c], kca[WEIGHTED ? n : 0][c], wabs[n],
-                                         a.sum_abs, a.inv_divisor, a.offset, a.clamp);
+                v[c] = cc_finish_weighted (plain[n][c], kca[WEIGHTED ? n : 0][c], wabs[n],
+                                           a.sum_abs, a.inv_divisor, a.offset, a.clamp);
               else
-                *o = cc_finish (plain[n][c] + (a.accumulate ? *o : 0.0f), a.inv_divisor,
-                                a.offset, a.clamp);
+                v[c] = cc_finish (plain[n][c] + (a.accumulate ? out[c] : 0.0f),
+                                  a.inv_divisor, a.offset, a.clamp);
             }
+          if (C == 4 && a.dst.pitch % 4 == 0)
+            *reinterpret_cast<float4 *> (out) = make_float4 (v[0], v[1], v[2], v[C - 1]);
+          else
+#pragma unroll
+            for (int c = 0; c < C; c++)
+              out[c] = v[c];
         }
     }
 }
 
-/* Rows of threads a block has: as many as fit in shared memory, up to 16,
- * and fewer for short images, so no thread idles on a single-row signal. */
-static int
-rows_per_block (int tile_w, int mask_height, int channels, int dst_height,
-                size_t shared_limit, size_t *shared)
+static size_t
+tile_bytes (int bx, int by, int kw, int mask_height, int channels)
 {
-  int by = 16;
+  return sizeof (float) * channels * (size_t) (bx * REG_NX + kw - 1) * (by + mask_height - 1);
+}
+
+/* A block's shape: 16 rows of one warp each, which amortises a tall mask's
+ * halo; short images get fewer, wider rows (256 threads), so no thread idles
+ * on a single-row signal.  It shrinks until the tile fits shared memory;
+ * the last resort is one warp, one row. */
+static bool
+block_shape (int kw, int mask_height, int channels, int dst_height, size_t shared_limit,
+             dim3 *block, size_t *shared)
+{
+  /* 8 rows for short masks: smaller blocks, more of them an SM, so one
+   * block's loads overlap another's arithmetic. */
+  int by = mask_height <= 7 ? 8 : 16;
 
   while (by > 1 && by / 2 >= dst_height)
     by /= 2;
   for (; by >= 1; by /= 2)
-    {
-      *shared = sizeof (float) * channels * (size_t) tile_w * (by + mask_height - 1);
-      if (*shared <= shared_limit)
-        return by;
-    }
-  return 0;
+    for (int bx = by >= 8 ? 32 : 256 / by; bx >= 32; bx /= 2)
+      if ((*shared = tile_bytes (bx, by, kw, mask_height, channels)) <= shared_limit)
+        {
+          *block = dim3 (bx, by);
+          return true;
+        }
+  return false;
 }
 
 size_t
@@ -206,9 +348,36 @@ cc_register_shared_bytes (int mask_width, int mask_height, int channels)
 {
   const int kw = cc_register_class (mask_width);
 
-  /* The least it runs with: one row of threads. */
-  return kw ? sizeof (float) * channels * (size_t) (32 * REG_NX + kw - 1) * mask_height
-            : (size_t) -1;
+  if (kw == 1)
+    return sizeof (float) * channels * 32 * (COL_NY + mask_height - 1);
+  return kw ? tile_bytes (32, 1, kw, mask_height, channels) : (size_t) -1;
+}
+
+/* The column kernel: 8 rows of 32 threads, fewer rows if the tile must. */
+template <int C, bool WEIGHTED>
+static cudaError_t
+launch_column (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
+{
+  int by = 8;
+  size_t shared;
+  cudaError_t err;
+
+  while ((shared = sizeof (float) * C * 32 * (by * COL_NY + a.mask_height - 1)) >
+         shared_limit && by > 1)
+    by /= 2;
+  if (shared > shared_limit)
+    return cudaErrorInvalidConfiguration;
+  if (shared > 48 * 1024 &&
+      (err = cudaFuncSetAttribute (conv_column<C, WEIGHTED>,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   (int) shared)) != cudaSuccess)
+    return err;
+
+  const unsigned rows = (a.dst.height + by * COL_NY - 1) / (by * COL_NY);
+  const dim3 block (32, by);
+  const dim3 grid ((a.dst.width + 31) / 32, rows < 65535 ? rows : 65535);
+  conv_column<C, WEIGHTED><<<grid, block, shared, stream>>> (a);
+  return cudaGetLastError ();
 }
 
 cudaError_t
@@ -230,13 +399,11 @@ template <int C, int KW, bool WEIGHTED>
 static cudaError_t
 launch_class (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
 {
-  const int tile_w = 32 * REG_NX + KW - 1;
+  dim3 block;
   size_t shared;
-  const int by = rows_per_block (tile_w, a.mask_height, C, a.dst.height, shared_limit,
-                                 &shared);
   cudaError_t err;
 
-  if (!by)
+  if (!block_shape (KW, a.mask_height, C, a.dst.height, shared_limit, &block, &shared))
     return cudaErrorInvalidConfiguration;
   if (shared > 48 * 1024 &&
       (err = cudaFuncSetAttribute (conv_register<C, KW, WEIGHTED>,
@@ -244,9 +411,8 @@ launch_class (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
                                    (int) shared)) != cudaSuccess)
     return err;
 
-  const unsigned rows = (a.dst.height + by - 1) / by;
-  const dim3 block (32, by);
-  const dim3 grid ((a.dst.width + 32 * REG_NX - 1) / (32 * REG_NX),
+  const unsigned rows = (a.dst.height + block.y - 1) / block.y;
+  const dim3 grid ((a.dst.width + block.x * REG_NX - 1) / (block.x * REG_NX),
                    rows < 65535 ? rows : 65535);
   conv_register<C, KW, WEIGHTED><<<grid, block, shared, stream>>> (a);
   return cudaGetLastError ();
@@ -258,11 +424,13 @@ launch_channels (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
 {
   switch (cc_register_class (a.mask_width))
     {
-    case 1:  return launch_class<C, 1, WEIGHTED> (a, shared_limit, stream);
+    case 1:  return launch_column<C, WEIGHTED> (a, shared_limit, stream);
     case 3:  return launch_class<C, 3, WEIGHTED> (a, shared_limit, stream);
     case 5:  return launch_class<C, 5, WEIGHTED> (a, shared_limit, stream);
+    case 7:  return launch_class<C, 7, WEIGHTED> (a, shared_limit, stream);
     case 9:  return launch_class<C, 9, WEIGHTED> (a, shared_limit, stream);
     case 15: return launch_class<C, 15, WEIGHTED> (a, shared_limit, stream);
+    case 25: return launch_class<C, 25, WEIGHTED> (a, shared_limit, stream);
     case 31: return launch_class<C, 31, WEIGHTED> (a, shared_limit, stream);
     case 63: return launch_class<C, 63, WEIGHTED> (a, shared_limit, stream);
     case 127: return launch_class<C, 127, WEIGHTED> (a, shared_limit, stream);
