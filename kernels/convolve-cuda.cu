@@ -387,7 +387,7 @@ make_plan (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job,
         p->raw_out_row = dst->width * C * cc_type_size (dst->type);
     }
   p->fft = method == CC_METHOD_FFT;
-  if (method == CC_METHOD_SEPARABLE && job->mask_width > 1 && job->mask_height > 1)
+  if (method == CC_METHOD_SEPARABLE)
     {
       /* The row pass filters every input row the column pass reads: on a
        * device source that is all of them, in one strip. */
@@ -490,14 +490,6 @@ launch_separable (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *
   ConvArgs row = a, col = a;
   cudaError_t err = cudaSuccess;
 
-  /* A 1D mask is its own single pass. */
-  if (w == 1 || h == 1)
-    {
-      if ((err = cc_register_set_mask (job->mask, w, h, false, g->stream)) != cudaSuccess)
-        return err;
-      return cc_register_launch (a, g->shared_optin, g->stream);
-    }
-
   row.mask_width = w;
   row.mask_height = 1;
   row.out_y = 0;
@@ -518,11 +510,9 @@ launch_separable (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *
       col.inv_divisor = last ? a.inv_divisor : 1.0f;
       col.offset = last ? a.offset : 0.0f;
       col.clamp = last ? a.clamp : 0;
-      if ((err = cc_register_set_mask (job->sep_v + k * w, w, 1, false, g->stream))
-          != cudaSuccess ||
+      if ((err = cc_register_set_mask (job->sep_v + k * w, w, 1, g->stream)) != cudaSuccess ||
           (err = cc_register_launch (row, g->shared_optin, g->stream)) != cudaSuccess ||
-          (err = cc_register_set_mask (job->sep_u + k * h, 1, h, false, g->stream))
-          != cudaSuccess)
+          (err = cc_register_set_mask (job->sep_u + k * h, 1, h, g->stream)) != cudaSuccess)
         break;
       err = cc_register_launch (col, g->shared_optin, g->stream);
     }
@@ -706,8 +696,7 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
   if (constant)
     pthread_mutex_lock (&cc_seed_constant_lock);
   if (method == CC_METHOD_REGISTER)
-    err = cc_register_set_mask (job->mask, job->mask_width, job->mask_height, job->weighted,
-                                g->stream);
+    err = cc_register_set_mask (job->mask, job->mask_width, job->mask_height, g->stream);
   else if (method == CC_METHOD_SEPARABLE || method == CC_METHOD_FFT)
     err = cudaSuccess;   /* each pass sets its own; fft keeps the spectrum */
   else if (constant)

@@ -180,7 +180,7 @@ cudaError_t cc_seed_launch        (CcMethod method, const ConvArgs &args,
 int         cc_register_class        (int mask_width);
 size_t      cc_register_shared_bytes (int mask_width, int mask_height, int channels);
 cudaError_t cc_register_set_mask     (const float *mask, int width, int height,
-                                      bool weighted, cudaStream_t stream);
+                                      cudaStream_t stream);
 cudaError_t cc_register_launch       (const ConvArgs &args, size_t shared_limit,
                                       cudaStream_t stream);
 

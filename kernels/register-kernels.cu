@@ -203,124 +203,6 @@ conv_register (const __grid_constant__ ConvArgs a)
     }
 }
 
-/* Outputs a streaming thread computes down a column. */
-#define STREAM_NY 8
-
-/* Small masks (up to 9x9, no alpha weighting) are memory-bound: no shared
- * memory and no barriers, so loads of one warp overlap arithmetic of the
- * next.  Each thread computes STREAM_NY outputs down a column, reading each
- * input row once (neighbours' reads of the same pixels hit L1), every tap a
- * compile-time FMA operand.  The mask is centred in a K x K square. */
-template <int C, int K>
-__global__ void __launch_bounds__ (256)
-conv_stream (const __grid_constant__ ConvArgs a)
-{
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int r = (K - 1) / 2;
-
-  if (x >= a.dst.width)
-    return;
-  for (int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * STREAM_NY; y0 < a.dst.height;
-       y0 += gridDim.y * blockDim.y * STREAM_NY)
-    {
-      float acc[STREAM_NY][C];
-      float centre[STREAM_NY][C];
-
-#pragma unroll
-      for (int n = 0; n < STREAM_NY; n++)
-#pragma unroll
-        for (int c = 0; c < C; c++)
-          acc[n][c] = 0.0f;
-#pragma unroll
-      for (int row = 0; row < STREAM_NY + K - 1; row++)
-        {
-          const GlobalRow<C> src = global_row<C> (a, a.out_y + y0 + row - r);
-
-          if (!src.present ())
-            continue;
-#pragma unroll
-          for (int i = 0; i < K; i++)
-            {
-              float v[C];
-
-              src (a.out_x + x + i - r, v);
-              if (i == r && row >= r && row - r < STREAM_NY)
-#pragma unroll
-                for (int c = 0; c < C; c++)
-                  centre[row - r][c] = v[c];
-#pragma unroll
-              for (int n = 0; n < STREAM_NY; n++)
-                {
-                  const int j = row - n;
-
-                  if (j >= 0 && j < K)
-#pragma unroll
-                    for (int c = 0; c < C; c++)
-                      acc[n][c] += c_reg_mask[j * K + i] * v[c];
-                }
-            }
-        }
-#pragma unroll
-      for (int n = 0; n < STREAM_NY; n++)
-        {
-          const int y = y0 + n;
-          float *out = a.dst.data + y * a.dst.pitch + (long long) x * C;
-          float v[C];
-
-          if (y >= a.dst.height)
-            break;
-#pragma unroll
-          for (int c = 0; c < C; c++)
-            v[c] = a.mode[c] == CC_MODE_COPY
-                   ? centre[n][c]
-                   : cc_finish (acc[n][c] + (a.accumulate ? out[c] : 0.0f), a.inv_divisor,
-                                a.offset, a.clamp);
-          if (C == 4 && a.dst.pitch % 4 == 0)
-            *reinterpret_cast<float4 *> (out) = make_float4 (v[0], v[1], v[2], v[C - 1]);
-          else
-#pragma unroll
-            for (int c = 0; c < C; c++)
-              out[c] = v[c];
-        }
-    }
-}
-
-/* The streaming kernel's square, or 0 where the tiled kernel is better. */
-static int
-stream_class (const ConvArgs &a)
-{
-  const int big = a.mask_width > a.mask_height ? a.mask_width : a.mask_height;
-
-  if (a.weighted || big > 9 || a.mask_width == 1 || a.mask_height == 1)
-    return 0;
-  return big <= 3 ? 3 : big <= 5 ? 5 : big <= 7 ? 7 : 9;
-}
-
-template <int C, int K>
-static cudaError_t
-launch_stream (const ConvArgs &a, cudaStream_t stream)
-{
-  const dim3 block (32, 8);
-  const unsigned rows = (a.dst.height + 8 * STREAM_NY - 1) / (8 * STREAM_NY);
-  const dim3 grid ((a.dst.width + 31) / 32, rows < 65535 ? rows : 65535);
-
-  conv_stream<C, K><<<grid, block, 0, stream>>> (a);
-  return cudaGetLastError ();
-}
-
-template <int C>
-static cudaError_t
-launch_stream_class (const ConvArgs &a, int k, cudaStream_t stream)
-{
-  switch (k)
-    {
-    case 3:  return launch_stream<C, 3> (a, stream);
-    case 5:  return launch_stream<C, 5> (a, stream);
-    case 7:  return launch_stream<C, 7> (a, stream);
-    default: return launch_stream<C, 9> (a, stream);
-    }
-}
-
 /* Outputs a column-kernel thread computes down a column. */
 #define COL_NY 8
 
@@ -498,30 +380,9 @@ launch_column (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
   return cudaGetLastError ();
 }
 
-/* The mask as the kernel that will run it reads it: centred in a K x K
- * square for the streaming kernel, else centred in its width class. */
 cudaError_t
-cc_register_set_mask (const float *mask, int width, int height, bool weighted,
-                      cudaStream_t stream)
+cc_register_set_mask (const float *mask, int width, int height, cudaStream_t stream)
 {
-  ConvArgs probe;
-
-  probe.mask_width = width;
-  probe.mask_height = height;
-  probe.weighted = weighted;
-  if (const int k = stream_class (probe))
-    {
-      const int px = (k - width) / 2, py = (k - height) / 2;
-      float square[9 * 9];
-
-      for (int j = 0; j < k; j++)
-        for (int i = 0; i < k; i++)
-          square[j * k + i] = j >= py && j < py + height && i >= px && i < px + width
-                              ? mask[(j - py) * width + i - px] : 0.0f;
-      return cudaMemcpyToSymbolAsync (c_reg_mask, square, sizeof (float) * k * k, 0,
-                                      cudaMemcpyHostToDevice, stream);
-    }
-
   const int kw = cc_register_class (width);
   const int pad = (kw - width) / 2;
   float padded[REG_MAX_WIDTH * CC_MASK_MAX];
@@ -582,15 +443,6 @@ cc_register_launch (const ConvArgs &args, size_t shared_limit, cudaStream_t stre
 {
   /* The mask's taps are centred in the class's width. */
   ConvArgs a = args;
-
-  if (const int k = stream_class (args))
-    switch (args.channels)
-      {
-      case 1:  return launch_stream_class<1> (args, k, stream);
-      case 2:  return launch_stream_class<2> (args, k, stream);
-      case 3:  return launch_stream_class<3> (args, k, stream);
-      default: return launch_stream_class<4> (args, k, stream);
-      }
 
   a.mask_width = cc_register_class (args.mask_width);
   if (a.weighted)
