@@ -387,7 +387,7 @@ make_plan (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job,
         p->raw_out_row = dst->width * C * cc_type_size (dst->type);
     }
   p->fft = method == CC_METHOD_FFT;
-  if (method == CC_METHOD_SEPARABLE)
+  if (method == CC_METHOD_SEPARABLE && job->mask_width > 1 && job->mask_height > 1)
     {
       /* The row pass filters every input row the column pass reads: on a
        * device source that is all of them, in one strip. */
@@ -489,6 +489,14 @@ launch_separable (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *
   const int w = job->mask_width, h = job->mask_height, C = job->channels;
   ConvArgs row = a, col = a;
   cudaError_t err = cudaSuccess;
+
+  /* A 1D mask is its own single pass. */
+  if (w == 1 || h == 1)
+    {
+      if ((err = cc_register_set_mask (job->mask, w, h, g->stream)) != cudaSuccess)
+        return err;
+      return cc_register_launch (a, g->shared_optin, g->stream);
+    }
 
   row.mask_width = w;
   row.mask_height = 1;
