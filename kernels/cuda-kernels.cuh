@@ -85,6 +85,23 @@ struct GlobalRow
   }
 };
 
+/* Where pixel x of a row is, border resolved; NULL for a zero ghost pixel. */
+template <int C>
+__device__ __forceinline__ const float *
+pixel_address (const GlobalRow<C> &row, int x)
+{
+  if (!row.p)
+    return NULL;
+  if ((unsigned) x >= (unsigned) row.a.src.width)
+    {
+      long long mx = cc_border_index (x, row.a.src.width, row.a.border_x);
+      if (mx < 0)
+        return NULL;
+      x = (int) mx;
+    }
+  return row.p + x * C;
+}
+
 template <int C>
 __device__ __forceinline__ GlobalRow<C>
 global_row (const ConvArgs &a, int y)

@@ -9,6 +9,8 @@
  */
 #include "config.h"
 
+#include <cuda_pipeline.h>
+
 #include "cuda-kernels.cuh"
 
 /* Outputs a thread computes along x: odd, so a warp's 16-byte reads of
@@ -48,11 +50,13 @@ load_shared (const float *p, float v[C])
       v[c] = p[c];
 }
 
-/* Copies the block's input tile, halo included and border resolved, into
- * shared memory: rows and columns by thread, no divisions. */
+/* Starts copying the block's input tile, halo included and border resolved,
+ * into shared memory without waiting (cp.async): the caller commits the
+ * group and waits for it later, computing on the previous tile meanwhile.
+ * Zero ghost pixels are stored directly. */
 template <int C>
 __device__ __forceinline__ void
-load_tile (const ConvArgs &a, float *tile, int tile_w, int tile_h, int x0, int y0)
+load_tile_async (const ConvArgs &a, float *tile, int tile_w, int tile_h, int x0, int y0)
 {
   for (int r = threadIdx.y; r < tile_h; r += blockDim.y)
     {
@@ -61,46 +65,80 @@ load_tile (const ConvArgs &a, float *tile, int tile_w, int tile_h, int x0, int y
 
       for (int x = threadIdx.x; x < tile_w; x += blockDim.x)
         {
-          float v[C];
+          const float *src = pixel_address<C> (row, x0 + x);
 
-          if (row.present ())
-            row (x0 + x, v);
+          if (!src)
+#pragma unroll
+            for (int c = 0; c < C; c++)
+              dst[x * C + c] = 0.0f;
+          else if (C == 4 && a.vec4)
+            __pipeline_memcpy_async (dst + x * 4, src, 16);
           else
 #pragma unroll
             for (int c = 0; c < C; c++)
-              v[c] = 0.0f;
-          if (C == 4)
-            *reinterpret_cast<float4 *> (dst + x * 4) = make_float4 (v[0], v[1], v[2], v[C - 1]);
-          else
-#pragma unroll
-            for (int c = 0; c < C; c++)
-              dst[x * C + c] = v[c];
+              __pipeline_memcpy_async (dst + x * C + c, src + c, 4);
         }
     }
 }
 
+/* Tiles go to blocks round-robin; each block prefetches its next tile while
+ * it computes the current one (two buffers), or loads as it goes (one
+ * buffer) where two tiles do not fit in shared memory. */
+struct TileWalk
+{
+  int tiles_x;
+  int total;
+};
+
+__device__ __forceinline__ TileWalk
+tile_walk (const ConvArgs &a, int span_x, int span_y)
+{
+  TileWalk w;
+
+  w.tiles_x = (a.dst.width + span_x - 1) / span_x;
+  w.total = w.tiles_x * ((a.dst.height + span_y - 1) / span_y);
+  return w;
+}
+
 template <int C, int KW, bool WEIGHTED>
 __global__ void __launch_bounds__ (512)
-conv_register (const __grid_constant__ ConvArgs a)
+conv_register (const __grid_constant__ ConvArgs a, int buffers)
 {
   extern __shared__ float4 shared4[];   /* float4: 16-byte aligned */
-  float *tile = reinterpret_cast<float *> (shared4);
   const int mh = a.mask_height;
-  const int span = blockDim.x * REG_NX;   /* output pixels a block row covers */
+  const int span = blockDim.x * REG_NX;   /* output pixels a tile row covers */
   const int tile_w = span + KW - 1;
   const int tile_h = blockDim.y + mh - 1;
-  const int bx0 = blockIdx.x * span;
-  const int ox0 = bx0 + threadIdx.x * REG_NX;
+  const TileWalk walk = tile_walk (a, span, blockDim.y);
+  float *const base = reinterpret_cast<float *> (shared4);
+  const int tile_floats = tile_w * tile_h * C;
+  int id = blockIdx.x, cur = 0;
 
-  for (int by = blockIdx.y * blockDim.y; by < a.dst.height; by += gridDim.y * blockDim.y)
+  if (buffers == 2 && id < walk.total)
     {
-      const int oy = by + threadIdx.y;
+      load_tile_async<C> (a, base, tile_w, tile_h,
+                          a.out_x + (id % walk.tiles_x) * span - (KW - 1) / 2,
+                          a.out_y + (id / walk.tiles_x) * blockDim.y - (mh - 1) / 2);
+      __pipeline_commit ();
+    }
+  for (; id < walk.total; id += gridDim.x, cur ^= buffers - 1)
+    {
+      const int bx0 = (id % walk.tiles_x) * span, by = (id / walk.tiles_x) * blockDim.y;
+      const int next = id + gridDim.x;
+      const int ox0 = bx0 + threadIdx.x * REG_NX, oy = by + threadIdx.y;
       const bool active = oy < a.dst.height && ox0 < a.dst.width;
+      float *tile = base + cur * tile_floats;
       float plain[REG_NX][C], kca[WEIGHTED ? REG_NX : 1][C], wabs[REG_NX];
 
-      __syncthreads ();
-      load_tile<C> (a, tile, tile_w, tile_h, a.out_x + bx0 - (KW - 1) / 2,
-                    a.out_y + by - (mh - 1) / 2);
+      if (buffers == 1)
+        load_tile_async<C> (a, tile, tile_w, tile_h, a.out_x + bx0 - (KW - 1) / 2,
+                            a.out_y + by - (mh - 1) / 2);
+      else if (next < walk.total)
+        load_tile_async<C> (a, base + (cur ^ 1) * tile_floats, tile_w, tile_h,
+                            a.out_x + (next % walk.tiles_x) * span - (KW - 1) / 2,
+                            a.out_y + (next / walk.tiles_x) * blockDim.y - (mh - 1) / 2);
+      __pipeline_commit ();
+      __pipeline_wait_prior (buffers - 1);
       __syncthreads ();
 
 #pragma unroll
@@ -156,7 +194,7 @@ conv_register (const __grid_constant__ ConvArgs a)
         }
 
       /* Finish in registers (copied channels from the tile's centre
-       * pixels), then stage the block's outputs in shared memory, so the
+       * pixels), then stage the tile's outputs in its own buffer, so the
        * stores to global memory are whole rows, coalesced. */
       const float *centre = tile + (((threadIdx.y + (mh - 1) / 2) * tile_w) +
                                     threadIdx.x * REG_NX + (KW - 1) / 2) * C;
@@ -200,6 +238,7 @@ conv_register (const __grid_constant__ ConvArgs a)
             for (int i = threadIdx.x; i < w * C; i += blockDim.x)
               out[i] = src[i];
         }
+      __syncthreads ();   /* this buffer is refilled next but one */
     }
 }
 
@@ -211,105 +250,125 @@ conv_register (const __grid_constant__ ConvArgs a)
  * pixels in registers, so each pixel is read from shared memory once. */
 template <int C, bool WEIGHTED>
 __global__ void __launch_bounds__ (256)
-conv_column (const __grid_constant__ ConvArgs a)
+conv_column (const __grid_constant__ ConvArgs a, int buffers)
 {
   extern __shared__ float4 shared4[];
-  float *tile = reinterpret_cast<float *> (shared4);
   const int mh = a.mask_height;
-  const int span = blockDim.y * COL_NY;   /* output rows a block covers */
+  const int span = blockDim.y * COL_NY;   /* output rows a tile covers */
   const int tile_w = blockDim.x, tile_h = span + mh - 1;
-  const int ox = blockIdx.x * blockDim.x + threadIdx.x;
+  const TileWalk walk = tile_walk (a, blockDim.x, span);
+  float *const base = reinterpret_cast<float *> (shared4);
+  const int tile_floats = tile_w * tile_h * C;
+  int id = blockIdx.x, cur = 0;
 
-  for (int by = blockIdx.y * span; by < a.dst.height; by += gridDim.y * span)
+  if (buffers == 2 && id < walk.total)
     {
-      const int oy0 = by + threadIdx.y * COL_NY;
+      load_tile_async<C> (a, base, tile_w, tile_h,
+                          a.out_x + (id % walk.tiles_x) * blockDim.x,
+                          a.out_y + (id / walk.tiles_x) * span - (mh - 1) / 2);
+      __pipeline_commit ();
+    }
+  for (; id < walk.total; id += gridDim.x, cur ^= buffers - 1)
+    {
+      const int bx0 = (id % walk.tiles_x) * blockDim.x, by = (id / walk.tiles_x) * span;
+      const int next = id + gridDim.x;
+      const int ox = bx0 + threadIdx.x, oy0 = by + threadIdx.y * COL_NY;
+      float *tile = base + cur * tile_floats;
       float plain[COL_NY][C], kca[WEIGHTED ? COL_NY : 1][C], wabs[COL_NY], win[COL_NY][C];
 
+      if (buffers == 1)
+        load_tile_async<C> (a, tile, tile_w, tile_h, a.out_x + bx0,
+                            a.out_y + by - (mh - 1) / 2);
+      else if (next < walk.total)
+        load_tile_async<C> (a, base + (cur ^ 1) * tile_floats, tile_w, tile_h,
+                            a.out_x + (next % walk.tiles_x) * blockDim.x,
+                            a.out_y + (next / walk.tiles_x) * span - (mh - 1) / 2);
+      __pipeline_commit ();
+      __pipeline_wait_prior (buffers - 1);
       __syncthreads ();
-      load_tile<C> (a, tile, tile_w, tile_h, a.out_x + blockIdx.x * blockDim.x,
-                    a.out_y + by - (mh - 1) / 2);
-      __syncthreads ();
-      if (ox >= a.dst.width || oy0 >= a.dst.height)
-        continue;
 
-      const float *col = tile + (threadIdx.y * COL_NY * tile_w + threadIdx.x) * C;
-#pragma unroll
-      for (int n = 0; n < COL_NY; n++)
+      if (ox < a.dst.width && oy0 < a.dst.height)
         {
-          wabs[n] = 0.0f;
-#pragma unroll
-          for (int c = 0; c < C; c++)
-            {
-              plain[n][c] = 0.0f;
-              if (WEIGHTED)
-                kca[n][c] = 0.0f;
-            }
-          if (n + 1 < COL_NY)
-            load_shared<C> (col + n * tile_w * C, win[n + 1]);
-        }
-      /* Row j of the mask meets output n at window row n + j. */
-      for (int j = 0; j < mh; j++)
-        {
-          const float k = c_reg_mask[j];
-
-#pragma unroll
-          for (int n = 0; n + 1 < COL_NY; n++)
-#pragma unroll
-            for (int c = 0; c < C; c++)
-              win[n][c] = win[n + 1][c];
-          load_shared<C> (col + (j + COL_NY - 1) * tile_w * C, win[COL_NY - 1]);
+          const float *col = tile + (threadIdx.y * COL_NY * tile_w + threadIdx.x) * C;
 #pragma unroll
           for (int n = 0; n < COL_NY; n++)
             {
-              if (WEIGHTED)
-                {
-                  const float ka = k * win[n][C - 1];
+              wabs[n] = 0.0f;
 #pragma unroll
-                  for (int c = 0; c < C; c++)
-                    {
-                      plain[n][c] += k * win[n][c];
-                      kca[n][c] += ka * win[n][c];
-                    }
-                  wabs[n] += fabsf (ka);
+              for (int c = 0; c < C; c++)
+                {
+                  plain[n][c] = 0.0f;
+                  if (WEIGHTED)
+                    kca[n][c] = 0.0f;
                 }
+              if (n + 1 < COL_NY)
+                load_shared<C> (col + n * tile_w * C, win[n + 1]);
+            }
+          /* Row j of the mask meets output n at window row n + j. */
+          for (int j = 0; j < mh; j++)
+            {
+              const float k = c_reg_mask[j];
+
+#pragma unroll
+              for (int n = 0; n + 1 < COL_NY; n++)
+#pragma unroll
+                for (int c = 0; c < C; c++)
+                  win[n][c] = win[n + 1][c];
+              load_shared<C> (col + (j + COL_NY - 1) * tile_w * C, win[COL_NY - 1]);
+#pragma unroll
+              for (int n = 0; n < COL_NY; n++)
+                {
+                  if (WEIGHTED)
+                    {
+                      const float ka = k * win[n][C - 1];
+#pragma unroll
+                      for (int c = 0; c < C; c++)
+                        {
+                          plain[n][c] += k * win[n][c];
+                          kca[n][c] += ka * win[n][c];
+                        }
+                      wabs[n] += fabsf (ka);
+                    }
+                  else
+#pragma unroll
+                    for (int c = 0; c < C; c++)
+                      plain[n][c] += k * win[n][c];
+                }
+            }
+
+#pragma unroll
+          for (int n = 0; n < COL_NY; n++)
+            {
+              const int oy = oy0 + n;
+              const float *centre = col + (n + (mh - 1) / 2) * tile_w * C;
+              float *out = a.dst.data + oy * a.dst.pitch + (long long) ox * C;
+              float v[C];
+
+              if (oy >= a.dst.height)
+                break;
+#pragma unroll
+              for (int c = 0; c < C; c++)
+                {
+                  const int mode = a.mode[c];
+
+                  if (mode == CC_MODE_COPY)
+                    v[c] = centre[c];
+                  else if (WEIGHTED && mode == CC_MODE_WEIGHTED)
+                    v[c] = cc_finish_weighted (plain[n][c], kca[WEIGHTED ? n : 0][c], wabs[n],
+                                               a.sum_abs, a.inv_divisor, a.offset, a.clamp);
+                  else
+                    v[c] = cc_finish (plain[n][c] + (a.accumulate ? out[c] : 0.0f),
+                                      a.inv_divisor, a.offset, a.clamp);
+                }
+              if (C == 4 && a.dst.pitch % 4 == 0)
+                *reinterpret_cast<float4 *> (out) = make_float4 (v[0], v[1], v[2], v[C - 1]);
               else
 #pragma unroll
                 for (int c = 0; c < C; c++)
-                  plain[n][c] += k * win[n][c];
+                  out[c] = v[c];
             }
         }
-
-#pragma unroll
-      for (int n = 0; n < COL_NY; n++)
-        {
-          const int oy = oy0 + n;
-          const float *centre = col + (n + (mh - 1) / 2) * tile_w * C;
-          float *out = a.dst.data + oy * a.dst.pitch + (long long) ox * C;
-          float v[C];
-
-          if (oy >= a.dst.height)
-            break;
-#pragma unroll
-          for (int c = 0; c < C; c++)
-            {
-              const int mode = a.mode[c];
-
-              if (mode == CC_MODE_COPY)
-                v[c] = centre[c];
-              else if (WEIGHTED && mode == CC_MODE_WEIGHTED)
-                v[c] = cc_finish_weighted (plain[n][c], kca[WEIGHTED ? n : 0][c], wabs[n],
-                                           a.sum_abs, a.inv_divisor, a.offset, a.clamp);
-              else
-                v[c] = cc_finish (plain[n][c] + (a.accumulate ? out[c] : 0.0f),
-                                  a.inv_divisor, a.offset, a.clamp);
-            }
-          if (C == 4 && a.dst.pitch % 4 == 0)
-            *reinterpret_cast<float4 *> (out) = make_float4 (v[0], v[1], v[2], v[C - 1]);
-          else
-#pragma unroll
-            for (int c = 0; c < C; c++)
-              out[c] = v[c];
-        }
+      __syncthreads ();   /* this buffer is refilled next but one */
     }
 }
 
@@ -353,33 +412,6 @@ cc_register_shared_bytes (int mask_width, int mask_height, int channels)
   return kw ? tile_bytes (32, 1, kw, mask_height, channels) : (size_t) -1;
 }
 
-/* The column kernel: 8 rows of 32 threads, fewer rows if the tile must. */
-template <int C, bool WEIGHTED>
-static cudaError_t
-launch_column (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
-{
-  int by = 8;
-  size_t shared;
-  cudaError_t err;
-
-  while ((shared = sizeof (float) * C * 32 * (by * COL_NY + a.mask_height - 1)) >
-         shared_limit && by > 1)
-    by /= 2;
-  if (shared > shared_limit)
-    return cudaErrorInvalidConfiguration;
-  if (shared > 48 * 1024 &&
-      (err = cudaFuncSetAttribute (conv_column<C, WEIGHTED>,
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   (int) shared)) != cudaSuccess)
-    return err;
-
-  const unsigned rows = (a.dst.height + by * COL_NY - 1) / (by * COL_NY);
-  const dim3 block (32, by);
-  const dim3 grid ((a.dst.width + 31) / 32, rows < 65535 ? rows : 65535);
-  conv_column<C, WEIGHTED><<<grid, block, shared, stream>>> (a);
-  return cudaGetLastError ();
-}
-
 cudaError_t
 cc_register_set_mask (const float *mask, int width, int height, cudaStream_t stream)
 {
@@ -395,27 +427,65 @@ cc_register_set_mask (const float *mask, int width, int height, cudaStream_t str
                                   cudaMemcpyHostToDevice, stream);
 }
 
+/* Launches a tile-walking kernel: two buffers where they fit, and as many
+ * blocks as the GPU holds at once, each walking its share of the tiles. */
+template <typename Kernel>
+static cudaError_t
+launch_walk (Kernel kernel, const ConvArgs &a, dim3 block, size_t tile, size_t shared_limit,
+             int tiles, cudaStream_t stream)
+{
+  const int buffers = 2 * tile <= shared_limit ? 2 : 1;
+  const size_t shared = buffers * tile;
+  int device = 0, sms = 1, per_sm = 1;
+  cudaError_t err;
+
+  if (shared > 48 * 1024 &&
+      (err = cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   (int) shared)) != cudaSuccess)
+    return err;
+  cudaGetDevice (&device);
+  cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, kernel, block.x * block.y, shared);
+  const int blocks = per_sm > 0 ? per_sm * sms : sms;
+  kernel<<<tiles < blocks ? tiles : blocks, block, shared, stream>>> (a, buffers);
+  return cudaGetLastError ();
+}
+
+/* The column kernel: 8 rows of 32 threads, fewer rows if the tile must. */
+template <int C, bool WEIGHTED>
+static cudaError_t
+launch_column (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
+{
+  int by = 8;
+  size_t tile;
+
+  while ((tile = sizeof (float) * C * 32 * (by * COL_NY + a.mask_height - 1)) >
+         shared_limit && by > 1)
+    by /= 2;
+  if (tile > shared_limit)
+    return cudaErrorInvalidConfiguration;
+
+  const int tiles = ((a.dst.width + 31) / 32) *
+                    ((a.dst.height + by * COL_NY - 1) / (by * COL_NY));
+  return launch_walk (conv_column<C, WEIGHTED>, a, dim3 (32, by), tile, shared_limit, tiles,
+                      stream);
+}
+
 template <int C, int KW, bool WEIGHTED>
 static cudaError_t
 launch_class (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
 {
   dim3 block;
-  size_t shared;
-  cudaError_t err;
+  size_t tile;
 
-  if (!block_shape (KW, a.mask_height, C, a.dst.height, shared_limit, &block, &shared))
+  if (!block_shape (KW, a.mask_height, C, a.dst.height, shared_limit, &block, &tile))
     return cudaErrorInvalidConfiguration;
-  if (shared > 48 * 1024 &&
-      (err = cudaFuncSetAttribute (conv_register<C, KW, WEIGHTED>,
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   (int) shared)) != cudaSuccess)
-    return err;
 
-  const unsigned rows = (a.dst.height + block.y - 1) / block.y;
-  const dim3 grid ((a.dst.width + block.x * REG_NX - 1) / (block.x * REG_NX),
-                   rows < 65535 ? rows : 65535);
-  conv_register<C, KW, WEIGHTED><<<grid, block, shared, stream>>> (a);
-  return cudaGetLastError ();
+  const int span = block.x * REG_NX;
+  const int tiles = ((a.dst.width + span - 1) / span) *
+                    ((a.dst.height + block.y - 1) / block.y);
+  return launch_walk (conv_register<C, KW, WEIGHTED>, a, block, tile, shared_limit, tiles,
+                      stream);
 }
 
 template <int C, bool WEIGHTED>
