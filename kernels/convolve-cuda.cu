@@ -217,7 +217,7 @@ cc_gpu_check (struct _CcGpu *g, CcMethod method, const CcJob *job, char *message
       shared = cc_seed_shared_bytes (method, w, h, C);
       break;
     case CC_METHOD_REGISTER:
-      if (!cc_register_class (w))
+      if (!cc_mask_width_class (w))
         {
           snprintf (message, size, "register takes masks up to 127 wide; this one is %d", w);
           return CC_ERROR_UNSUPPORTED;

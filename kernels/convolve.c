@@ -131,6 +131,17 @@ cc_job_tick (const CcJob *job, double fraction)
   return o->cancel && o->cancel (o->user_data);
 }
 
+int
+cc_mask_width_class (int width)
+{
+  static const int classes[] = { 1, 3, 5, 7, 9, 15, 25, 31, 63, 127 };
+
+  for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
+    if (width <= classes[i])
+      return classes[i];
+  return 0;
+}
+
 void
 cc_options_init (CcOptions *options)
 {
@@ -453,13 +464,15 @@ cc_method_check (CcContext *ctx, CcMethod method, const CcMask *mask, int channe
 }
 
 /* The GPU method 'auto' takes, from 'make bench' on an H100 (README.md,
- * Benchmarks): separable for rank-1 masks from 5x5 up, register up to
- * 15x15 and for weighted masks, fft beyond, and the seed methods where
- * nothing faster can take the mask. */
+ * Benchmarks): separable for rank-1 masks from 5x5 up; register while its
+ * work (taps, the width rounded up to a compiled class) stays within a
+ * 31x31 mask's, where it beats fft (about 3 ms for 4096x4096 RGBA whatever
+ * the mask); fft beyond; the seed methods where nothing faster can take the
+ * mask (register's tile must fit in shared memory). */
 static CcMethod
 auto_gpu_method (CcContext *ctx, const CcMask *mask, CcJob *job)
 {
-  const int big = mask->width > mask->height ? mask->width : mask->height;
+  const int taps = cc_mask_width_class (mask->width) * mask->height;
   CcMethod order[5];
   int n = 0;
   char msg[8];
@@ -468,7 +481,7 @@ auto_gpu_method (CcContext *ctx, const CcMask *mask, CcJob *job)
     separate (ctx, mask, job);
   if (!job->weighted && job->terms == 1 && mask->width * mask->height >= 25)
     order[n++] = CC_METHOD_SEPARABLE;
-  if (big <= 15 || job->weighted)
+  if (taps <= 31 * 31)
     order[n++] = CC_METHOD_REGISTER;
   order[n++] = CC_METHOD_FFT;
   order[n++] = CC_METHOD_REGISTER;

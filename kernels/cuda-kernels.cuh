@@ -192,9 +192,8 @@ cudaError_t cc_seed_launch        (CcMethod method, const ConvArgs &args,
                                    cudaStream_t stream);
 
 /* register-kernels.cu: the register method's kernels, for masks up to
- * 127 wide (widths rounded up to a compiled class).  The mask goes to
+ * 127 wide (widths rounded up to cc_mask_width_class).  The mask goes to
  * __constant__ memory: hold cc_seed_constant_lock as for the seed methods. */
-int         cc_register_class        (int mask_width);
 size_t      cc_register_shared_bytes (int mask_width, int mask_height, int channels);
 cudaError_t cc_register_set_mask     (const float *mask, int width, int height,
                                       cudaStream_t stream);

@@ -73,6 +73,10 @@ void     cc_job_init (CcJob *job, const CcImage *src, int64_t out_x, int64_t out
 int      cc_mask_separate (const double *mask, int width, int height, int max_terms,
                            float *u, float *v);
 
+/* The register method's width class for a mask width (1, 3, 5, 7, 9, 15, 25,
+ * 31, 63 or 127), or 0 beyond: it sizes that method's work. */
+int      cc_mask_width_class (int width);
+
 /* Milliseconds on a monotonic clock. */
 double   cc_now_ms (void);
 

@@ -17,22 +17,13 @@
  * consecutive pixels hit distinct shared-memory banks. */
 #define REG_NX 7
 
-/* Mask width classes; the widest bounds the __constant__ mask.  Width 1 is
- * the column kernel's (conv_column, below). */
-static const int width_classes[] = { 1, 3, 5, 7, 9, 15, 25, 31, 63, 127 };
+/* Mask widths are rounded up to a class (cc_mask_width_class); the widest
+ * bounds the __constant__ mask.  Width 1 is the column kernel's
+ * (conv_column, below). */
 #define REG_MAX_WIDTH 127
 
 /* [height][class width]; 127 x 127 floats is 63 KB, within the 64 KB bank. */
 __constant__ float c_reg_mask[REG_MAX_WIDTH * CC_MASK_MAX];
-
-int
-cc_register_class (int mask_width)
-{
-  for (int k : width_classes)
-    if (mask_width <= k)
-      return k;
-  return 0;
-}
 
 /* One pixel's C channels from shared memory (16-byte reads for RGBA). */
 template <int C>
@@ -405,7 +396,7 @@ block_shape (int kw, int mask_height, int channels, int dst_height, size_t share
 size_t
 cc_register_shared_bytes (int mask_width, int mask_height, int channels)
 {
-  const int kw = cc_register_class (mask_width);
+  const int kw = cc_mask_width_class (mask_width);
 
   if (kw == 1)
     return sizeof (float) * channels * 32 * (COL_NY + mask_height - 1);
@@ -415,7 +406,7 @@ cc_register_shared_bytes (int mask_width, int mask_height, int channels)
 cudaError_t
 cc_register_set_mask (const float *mask, int width, int height, cudaStream_t stream)
 {
-  const int kw = cc_register_class (width);
+  const int kw = cc_mask_width_class (width);
   const int pad = (kw - width) / 2;
   float padded[REG_MAX_WIDTH * CC_MASK_MAX];
 
@@ -492,7 +483,7 @@ template <int C, bool WEIGHTED>
 static cudaError_t
 launch_channels (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
 {
-  switch (cc_register_class (a.mask_width))
+  switch (cc_mask_width_class (a.mask_width))
     {
     case 1:  return launch_column<C, WEIGHTED> (a, shared_limit, stream);
     case 3:  return launch_class<C, 3, WEIGHTED> (a, shared_limit, stream);
@@ -514,7 +505,7 @@ cc_register_launch (const ConvArgs &args, size_t shared_limit, cudaStream_t stre
   /* The mask's taps are centred in the class's width. */
   ConvArgs a = args;
 
-  a.mask_width = cc_register_class (args.mask_width);
+  a.mask_width = cc_mask_width_class (args.mask_width);
   if (a.weighted)
     switch (a.channels)
       {
