@@ -5,6 +5,11 @@
 set -eu
 cd "$(dirname "$0")/.."
 autoreconf -fi >/dev/null 2>&1
+# An in-tree configuration stops the out-of-tree build.
+if [ -f config.status ]; then
+  echo "build: cleaning the in-tree configuration (make distclean) for _build" >&2
+  make distclean >/dev/null 2>&1 || rm -f config.status
+fi
 mkdir -p _build
 cd _build
 ../configure ${CUDA_ARCH:+--with-cuda-arch="$CUDA_ARCH"} >configure.log 2>&1 ||
