@@ -74,68 +74,100 @@ source_rect (GimpDrawable *drawable, const GeglRectangle *out, const RenderSetti
   return r;
 }
 
-guchar *
-render_rect (GimpDrawable *drawable, const GeglRectangle *out, const RenderSettings *s,
-             CcContext *ctx, CcProgressFunc progress, CcResult *result, GError **error)
+struct _RenderSource
+{
+  CcImage       image;      /* the source rectangle's pixels */
+  GeglRectangle rect;       /* where, in drawable coordinates */
+  GeglRectangle out;        /* the output rectangle, inside it */
+  gint          bpp;
+  gboolean      alpha;
+};
+
+RenderSource *
+render_read (GimpDrawable *drawable, const GeglRectangle *out, const RenderSettings *s,
+             GError **error)
 {
   const Babl *format = render_format (drawable, s->linear);
-  const gint bpp = babl_format_get_bytes_per_pixel (format);
-  const GeglRectangle src_rect = source_rect (drawable, out, s);
+  RenderSource *src = g_new0 (RenderSource, 1);
   GeglBuffer *buffer;
-  guchar *src_data, *dst_data;
-  CcImage src, dst;
-  CcMask mask = { s->width, s->height, s->matrix, s->divisor, s->offset };
-  CcOptions options;
   CcType type;
 
+  src->rect = source_rect (drawable, out, s);
+  src->out = *out;
+  src->bpp = babl_format_get_bytes_per_pixel (format);
+  src->alpha = babl_format_has_alpha (format);
   if (!engine_type (format, &type))
     {
       g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "unsupported pixel format %s",
                    babl_get_name (format));
+      g_free (src);
       return NULL;
     }
-  src_data = g_try_malloc ((gsize) src_rect.width * src_rect.height * bpp);
-  dst_data = g_try_malloc ((gsize) out->width * out->height * bpp);
-  if (!src_data || !dst_data)
+  src->image = (CcImage) { NULL, type, babl_format_get_n_components (format),
+                           src->rect.width, src->rect.height,
+                           (gint64) src->rect.width * src->bpp, FALSE };
+  src->image.data = g_try_malloc ((gsize) src->image.stride * src->rect.height);
+  if (!src->image.data)
     {
-      g_free (src_data);
-      g_free (dst_data);
-      g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
-                   "out of memory for a %dx%d region", src_rect.width, src_rect.height);
+      g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "out of memory for a %dx%d region",
+                   src->rect.width, src->rect.height);
+      g_free (src);
       return NULL;
     }
-
   buffer = gimp_drawable_get_buffer (drawable);
-  gegl_buffer_get (buffer, &src_rect, 1.0, format, src_data, GEGL_AUTO_ROWSTRIDE,
+  gegl_buffer_get (buffer, &src->rect, 1.0, format, src->image.data, GEGL_AUTO_ROWSTRIDE,
                    GEGL_ABYSS_NONE);
   g_object_unref (buffer);
+  return src;
+}
 
-  src = (CcImage) { src_data, type, babl_format_get_n_components (format),
-                    src_rect.width, src_rect.height, (gint64) src_rect.width * bpp, FALSE };
-  dst = src;
-  dst.data = dst_data;
-  dst.width = out->width;
-  dst.height = out->height;
-  dst.stride = (gint64) out->width * bpp;
+void
+render_source_free (RenderSource *src)
+{
+  if (src)
+    g_free (src->image.data);
+  g_free (src);
+}
+
+guchar *
+render_compute (const RenderSource *src, const RenderSettings *s, CcContext *ctx,
+                CcProgressFunc progress, CcCancelFunc cancel, gpointer user_data,
+                CcResult *result, GError **error)
+{
+  CcImage dst = src->image;
+  CcMask mask = { s->width, s->height, s->matrix, s->divisor, s->offset };
+  CcOptions options;
+
+  dst.width = src->out.width;
+  dst.height = src->out.height;
+  dst.stride = (gint64) src->out.width * src->bpp;
+  dst.data = g_try_malloc ((gsize) dst.stride * dst.height);
+  if (!dst.data)
+    {
+      g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "out of memory for a %dx%d region",
+                   src->out.width, src->out.height);
+      return NULL;
+    }
 
   cc_options_init (&options);
   options.method = s->method;
   options.border = s->border;
   options.clamp = s->clamp;
-  options.has_alpha = babl_format_has_alpha (format);
+  options.has_alpha = src->alpha;
   options.alpha_weighting = s->alpha_weighting;
   options.affect_alpha = s->affect_alpha;
   options.progress = progress;
+  options.cancel = cancel;
+  options.user_data = user_data;
 
-  if (cc_convolve (ctx, &src, out->x - src_rect.x, out->y - src_rect.y, &dst, &mask,
-                   &options, result) != CC_OK)
+  if (cc_convolve (ctx, &src->image, src->out.x - src->rect.x, src->out.y - src->rect.y,
+                   &dst, &mask, &options, result) != CC_OK)
     {
       g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "%s", result->message);
-      g_free (dst_data);
-      dst_data = NULL;
+      g_free (dst.data);
+      return NULL;
     }
-  g_free (src_data);
-  return dst_data;
+  return dst.data;
 }
 
 static void
@@ -150,6 +182,7 @@ render_drawable (GimpImage *image, GimpDrawable *drawable, const RenderSettings 
 {
   GeglRectangle out;
   GeglBuffer *shadow;
+  RenderSource *source;
   guchar *pixels;
 
   memset (result, 0, sizeof *result);
@@ -157,7 +190,10 @@ render_drawable (GimpImage *image, GimpDrawable *drawable, const RenderSettings 
     return TRUE;   /* the selection misses this drawable: nothing to do */
 
   gimp_progress_init ("CUDA convolution");
-  pixels = render_rect (drawable, &out, s, ctx, report_progress, result, error);
+  if (!(source = render_read (drawable, &out, s, error)))
+    return FALSE;
+  pixels = render_compute (source, s, ctx, report_progress, NULL, NULL, result, error);
+  render_source_free (source);
   if (!pixels)
     return FALSE;
 

@@ -30,14 +30,27 @@ typedef struct
 const Babl *render_format        (GimpDrawable         *drawable,
                                   gboolean              linear);
 
-/* Convolves the rectangle 'out' of 'drawable' (drawable coordinates),
- * reading the real pixels around it as halo, and returns its pixels in
- * render_format() (g_free them), or NULL and an error. */
-guchar     *render_rect          (GimpDrawable         *drawable,
+/* The pixels an output rectangle needs: what render_read takes from the
+ * drawable (libgimp: the main thread), for render_compute (engine only: any
+ * thread). */
+typedef struct _RenderSource RenderSource;
+
+/* Reads what the rectangle 'out' of 'drawable' (drawable coordinates)
+ * needs: it and the real pixels around it as halo, in render_format(). */
+RenderSource *render_read        (GimpDrawable         *drawable,
                                   const GeglRectangle  *out,
+                                  const RenderSettings *settings,
+                                  GError              **error);
+void        render_source_free   (RenderSource         *source);
+
+/* Convolves a read rectangle; returns its pixels in render_format()
+ * (g_free them), or NULL and an error. */
+guchar     *render_compute       (const RenderSource   *source,
                                   const RenderSettings *settings,
                                   CcContext            *ctx,
                                   CcProgressFunc        progress,
+                                  CcCancelFunc          cancel,
+                                  gpointer              user_data,
                                   CcResult             *result,
                                   GError              **error);
 
