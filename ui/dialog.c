@@ -1,29 +1,483 @@
-/* The plug-in's dialog: every argument but the matrix, which GIMP has no
- * widget for, as GimpProcedureDialog lays them out.
+/* The plug-in's dialog: preset chooser, mask editor, method and border
+ * choices, the procedure's toggles, and a live preview computed through the
+ * engine on a worker thread (one engine context for the dialog's life).
+ * Widgets edit the procedure's config; OK runs the procedure with it, the
+ * same code path as scripts.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
 #include "config.h"
 
+#include <string.h>
+
 #include <libgimp/gimpui.h>
 
 #include "dialog.h"
+#include "mask-editor.h"
+#include "preset-bar.h"
+#include "render.h"
+#include "settings.h"
+
+typedef struct
+{
+  GimpProcedureConfig *config;
+  GimpDrawable        *drawable;
+  CcContext           *ctx;
+  gint                 updating;      /* >0 while widgets and config sync */
+
+  GtkWidget           *preview;
+  GtkWidget           *status;
+  MaskEditor          *editor;
+  PresetBar           *presets;
+  GtkWidget           *method;
+  GtkWidget           *method_note;
+  GtkWidget           *border;
+
+  guint                timeout;       /* a preview update waiting */
+  gint                 generation;    /* bumped by every change: older results are dropped */
+  gint                 running;       /* preview computations in flight */
+  gboolean             closed;
+} Dialog;
+
+static const gchar *const border_labels[] = { "Zero", "Extend", "Wrap", "Mirror" };
+
+/* ---- config <-> widgets ---- */
+
+static void
+write_mask (Dialog *d, const gchar *preset)
+{
+  const MaskModel *m = mask_editor_get_mask (d->editor);
+  GValue matrix = G_VALUE_INIT;
+
+  g_value_init (&matrix, GIMP_TYPE_DOUBLE_ARRAY);
+  gimp_value_set_double_array (&matrix, m->values, m->width * m->height);
+  d->updating++;
+  g_object_set (d->config,
+                "preset",      preset,
+                "mask-width",  m->width,
+                "mask-height", m->height,
+                "divisor",     mask_editor_get_divisor (d->editor),
+                "offset",      mask_editor_get_offset (d->editor),
+                "normalize",   mask_editor_get_normalize (d->editor),
+                NULL);
+  g_object_set_property (G_OBJECT (d->config), "matrix", &matrix);
+  d->updating--;
+  g_value_unset (&matrix);
+}
+
+/* The widgets show the config: at the start, and after Reset. */
+static void
+read_config (Dialog *d)
+{
+  gchar *preset = NULL, *border = NULL, *method = NULL;
+  GimpArray *array = NULL;
+  gint w, h;
+  gdouble divisor, offset;
+  gboolean normalize;
+  gsize n = 0;
+  const gdouble *values = NULL;
+  CcBorder b = CC_BORDER_EXTEND;
+  CcMethod m = CC_METHOD_AUTO;
+
+  g_object_get (d->config, "preset", &preset, "mask-width", &w, "mask-height", &h,
+                "matrix", &array, "divisor", &divisor, "offset", &offset,
+                "normalize", &normalize, "border", &border, "method", &method, NULL);
+  if (array)
+    values = gimp_double_array_get_values (array, &n);
+
+  d->updating++;
+  if (preset && *preset && preset_bar_select (d->presets, preset))
+    {
+      const CcPreset *p = preset_bar_get_selected (d->presets);
+
+      mask_editor_set (d->editor, p->width, p->height, p->matrix, p->divisor, p->offset,
+                       FALSE);
+    }
+  else
+    {
+      gdouble *identity = NULL;
+
+      /* Sizes the procedure would refuse show as the identity. */
+      w = CLAMP (w | 1, 1, CC_MASK_MAX);
+      h = CLAMP (h | 1, 1, CC_MASK_MAX);
+      if (n != (gsize) w * h)
+        {
+          identity = g_new0 (gdouble, w * h);
+          identity[(h / 2) * w + w / 2] = 1.0;
+        }
+      mask_editor_set (d->editor, w, h, identity ? identity : values, divisor, offset,
+                       normalize);
+      preset_bar_unselect (d->presets);
+      g_free (identity);
+    }
+  cc_border_from_name (border, &b);
+  cc_method_from_name (method, &m);
+  gtk_combo_box_set_active (GTK_COMBO_BOX (d->border), b);
+  gtk_combo_box_set_active_id (GTK_COMBO_BOX (d->method), cc_method_name (m));
+  d->updating--;
+
+  g_clear_pointer (&array, gimp_array_free);
+  g_free (preset);
+  g_free (border);
+  g_free (method);
+}
+
+/* ---- the preview ---- */
+
+typedef struct
+{
+  Dialog         *d;
+  RenderSource   *source;
+  RenderSettings  settings;
+  GeglRectangle   rect;
+  gint            generation;
+  guchar         *pixels;
+  CcResult        result;
+  gchar          *error;
+} PreviewJob;
+
+static bool
+preview_outdated (void *data)
+{
+  PreviewJob *job = data;
+
+  return g_atomic_int_get (&job->d->generation) != job->generation;
+}
+
+static void
+preview_compute (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  PreviewJob *job = data;
+  GError *error = NULL;
+
+  /* The engine only: safe off the main thread. */
+  job->pixels = render_compute (job->source, &job->settings, job->d->ctx, NULL,
+                                preview_outdated, job, &job->result, &error);
+  if (error)
+    {
+      job->error = g_strdup (error->message);
+      g_error_free (error);
+    }
+}
+
+static void
+preview_job_free (PreviewJob *job)
+{
+  render_source_free (job->source);
+  g_free (job->settings.matrix);
+  g_free (job->pixels);
+  g_free (job->error);
+  g_free (job);
+}
+
+static void
+preview_done (GObject *source, GAsyncResult *res, gpointer data)
+{
+  PreviewJob *job = data;
+  Dialog *d = job->d;
+
+  d->running--;
+  if (!d->closed && job->generation == d->generation)
+    {
+      if (job->pixels)
+        {
+          /* The preview draws 8-bit pixels in the drawable's layout. */
+          const Babl *thumb = gimp_drawable_get_thumbnail_format (d->drawable);
+          const Babl *format = render_format (d->drawable, job->settings.linear);
+          const gint n = job->rect.width * job->rect.height;
+          guchar *shown = g_malloc ((gsize) n * babl_format_get_bytes_per_pixel (thumb));
+          gchar *status;
+
+          babl_process (babl_fish (format, thumb), job->pixels, shown, n);
+          gimp_preview_draw_buffer (GIMP_PREVIEW (d->preview), shown,
+                                    job->rect.width * babl_format_get_bytes_per_pixel (thumb));
+          g_free (shown);
+          status = g_strdup_printf ("%s on %s: %.1f ms",
+                                    cc_method_name (job->result.method_used),
+                                    job->result.device, job->result.total_ms);
+          gtk_label_set_text (GTK_LABEL (d->status), status);
+          g_free (status);
+        }
+      else
+        gtk_label_set_text (GTK_LABEL (d->status), job->error);
+    }
+  preview_job_free (job);
+}
+
+static gboolean
+preview_start (gpointer data)
+{
+  Dialog *d = data;
+  PreviewJob *job = g_new0 (PreviewJob, 1);
+  GError *error = NULL;
+  GTask *task;
+
+  d->timeout = 0;
+  job->d = d;
+  job->generation = d->generation;
+  gimp_preview_get_position (GIMP_PREVIEW (d->preview), &job->rect.x, &job->rect.y);
+  gimp_preview_get_size (GIMP_PREVIEW (d->preview), &job->rect.width, &job->rect.height);
+  if (!settings_from_config (d->config, &job->settings, &error) ||
+      !(job->source = render_read (d->drawable, &job->rect, &job->settings, &error)))
+    {
+      gtk_label_set_text (GTK_LABEL (d->status), error->message);
+      g_error_free (error);
+      preview_job_free (job);
+      return G_SOURCE_REMOVE;
+    }
+  d->running++;
+  task = g_task_new (NULL, NULL, preview_done, job);
+  g_task_set_task_data (task, job, NULL);
+  g_task_run_in_thread (task, preview_compute);
+  g_object_unref (task);
+  return G_SOURCE_REMOVE;
+}
+
+/* Every change: drop what is running, start again after a pause in typing. */
+static void
+preview_invalidate (Dialog *d)
+{
+  g_atomic_int_inc (&d->generation);
+  if (d->timeout)
+    g_source_remove (d->timeout);
+  d->timeout = g_timeout_add (120, preview_start, d);
+}
+
+static void
+preview_invalidated (GimpPreview *preview, Dialog *d)
+{
+  preview_invalidate (d);
+}
+
+/* ---- methods: GPU ones greyed where no GPU can take the mask ---- */
+
+static void
+update_methods (Dialog *d)
+{
+  GtkTreeModel *model = gtk_combo_box_get_model (GTK_COMBO_BOX (d->method));
+  const MaskModel *m = mask_editor_get_mask (d->editor);
+  const Babl *format = gimp_drawable_get_format (d->drawable);
+  const gint channels = babl_format_get_n_components (format);
+  gboolean weighted = FALSE;
+  CcMask mask = { m->width, m->height, m->values, 1.0, 0.0 };
+  GString *why = g_string_new (NULL);
+  GtkTreeIter iter;
+  CcMethod selected = CC_METHOD_AUTO;
+  const gchar *id = gtk_combo_box_get_active_id (GTK_COMBO_BOX (d->method));
+  gboolean ok;
+
+  g_object_get (d->config, "alpha-weighting", &weighted, NULL);
+  weighted = weighted && babl_format_has_alpha (format);
+  cc_method_from_name (id, &selected);
+  gtk_label_set_text (GTK_LABEL (d->method_note), "");
+  for (ok = gtk_tree_model_get_iter_first (model, &iter); ok;
+       ok = gtk_tree_model_iter_next (model, &iter))
+    {
+      gchar *name;
+      CcMethod method;
+      char message[512] = "";
+      gboolean usable;
+
+      gtk_tree_model_get (model, &iter, 0, &name, -1);
+      cc_method_from_name (name, &method);
+      usable = cc_method_check (d->ctx, method, &mask, channels, weighted, message,
+                                sizeof message) == CC_OK;
+      gtk_list_store_set (GTK_LIST_STORE (model), &iter, 2, usable, -1);
+      if (!usable)
+        g_string_append_printf (why, "%s: %s\n", name, message);
+      if (!usable && method == selected)
+        {
+          gchar *note = g_strdup_printf ("%s cannot run this: %s", name, message);
+          gtk_label_set_text (GTK_LABEL (d->method_note), note);
+          g_free (note);
+        }
+      g_free (name);
+    }
+  if (why->len)
+    g_string_truncate (why, why->len - 1);
+  gtk_widget_set_tooltip_text (d->method, why->len ? why->str : NULL);
+  g_string_free (why, TRUE);
+}
+
+/* ---- signals ---- */
+
+static void
+editor_changed (MaskEditor *editor, Dialog *d)
+{
+  preset_bar_unselect (d->presets);
+  write_mask (d, "");
+  update_methods (d);
+  preview_invalidate (d);
+}
+
+static void
+preset_chosen (PresetBar *bar, const CcPreset *p, Dialog *d)
+{
+  mask_editor_set (d->editor, p->width, p->height, p->matrix, p->divisor, p->offset, FALSE);
+  write_mask (d, p->id);
+  update_methods (d);
+  preview_invalidate (d);
+}
+
+static void
+method_changed (GtkComboBox *combo, Dialog *d)
+{
+  if (d->updating)
+    return;
+  d->updating++;
+  g_object_set (d->config, "method", gtk_combo_box_get_active_id (combo), NULL);
+  d->updating--;
+  update_methods (d);
+  preview_invalidate (d);
+}
+
+static void
+border_changed (GtkComboBox *combo, Dialog *d)
+{
+  if (d->updating)
+    return;
+  d->updating++;
+  g_object_set (d->config, "border", cc_border_name (gtk_combo_box_get_active (combo)), NULL);
+  d->updating--;
+  preview_invalidate (d);
+}
+
+/* The toggles write the config themselves; Reset rewrites all of it. */
+static void
+config_notify (GObject *config, GParamSpec *pspec, Dialog *d)
+{
+  if (d->updating)
+    return;
+  if (strcmp (pspec->name, "clamp") != 0 && strcmp (pspec->name, "alpha-weighting") != 0 &&
+      strcmp (pspec->name, "affect-alpha") != 0 && strcmp (pspec->name, "linear") != 0)
+    read_config (d);
+  update_methods (d);
+  preview_invalidate (d);
+}
+
+/* ---- layout ---- */
+
+static GtkWidget *
+method_combo (void)
+{
+  GtkListStore *store = gtk_list_store_new (3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_BOOLEAN);
+  GtkWidget *combo = gtk_combo_box_new_with_model (GTK_TREE_MODEL (store));
+  GtkCellRenderer *cell = gtk_cell_renderer_text_new ();
+  static const CcMethod order[] = { CC_METHOD_AUTO, CC_METHOD_REGISTER, CC_METHOD_SEPARABLE,
+                                    CC_METHOD_FFT, CC_METHOD_TILED, CC_METHOD_CACHING,
+                                    CC_METHOD_CONSTANT, CC_METHOD_BASIC, CC_METHOD_CPU };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (order); i++)
+    gtk_list_store_insert_with_values (store, NULL, -1, 0, cc_method_name (order[i]),
+                                       1, cc_method_name (order[i]), 2, TRUE, -1);
+  gtk_combo_box_set_id_column (GTK_COMBO_BOX (combo), 0);
+  gtk_cell_layout_pack_start (GTK_CELL_LAYOUT (combo), cell, TRUE);
+  gtk_cell_layout_set_attributes (GTK_CELL_LAYOUT (combo), cell, "text", 1,
+                                  "sensitive", 2, NULL);
+  g_object_unref (store);
+  return combo;
+}
+
+static GtkWidget *
+labelled (const gchar *mnemonic, GtkWidget *widget, GtkWidget *extra)
+{
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *label = gtk_label_new_with_mnemonic (mnemonic);
+
+  gtk_label_set_mnemonic_widget (GTK_LABEL (label), widget);
+  gtk_box_pack_start (GTK_BOX (row), label, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (row), widget, FALSE, FALSE, 0);
+  if (extra)
+    gtk_box_pack_start (GTK_BOX (row), extra, TRUE, TRUE, 0);
+  return row;
+}
 
 gboolean
 convolve_dialog (GimpProcedure *procedure, GimpProcedureConfig *config,
                  GimpDrawable *drawable, CcContext *ctx,
                  const gchar *shipped_preset_dir, const gchar *user_preset_dir)
 {
-  GtkWidget *dialog;
+  Dialog d = { 0 };
+  GtkWidget *dialog, *main_box, *left, *right, *device, *toggles;
+  char why[512];
+  gchar *text;
   gboolean run;
 
-  gimp_ui_init ("plug-in-cuda-convolve");
+  d.config = config;
+  d.drawable = drawable;
+  d.ctx = ctx;
+
+  gimp_ui_init (PLUG_IN_BINARY);
   dialog = gimp_procedure_dialog_new (procedure, config, "CUDA Convolution Matrix");
-  gimp_procedure_dialog_fill (GIMP_PROCEDURE_DIALOG (dialog),
-                              "preset", "mask-width", "mask-height", "divisor", "offset",
-                              "normalize", "border", "method", "clamp", "alpha-weighting",
-                              "affect-alpha", "linear", NULL);
+
+  main_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  gtk_container_set_border_width (GTK_CONTAINER (main_box), 12);
+  gtk_box_pack_start (GTK_BOX (gtk_dialog_get_content_area (GTK_DIALOG (dialog))), main_box,
+                      TRUE, TRUE, 0);
+
+  left = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  d.preview = gimp_drawable_preview_new_from_drawable (drawable);
+  g_signal_connect (d.preview, "invalidated", G_CALLBACK (preview_invalidated), &d);
+  d.status = gtk_label_new ("");
+  gtk_label_set_line_wrap (GTK_LABEL (d.status), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (d.status), 40);
+  gtk_box_pack_start (GTK_BOX (left), d.preview, TRUE, TRUE, 0);
+  gtk_box_pack_start (GTK_BOX (left), d.status, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (main_box), left, TRUE, TRUE, 0);
+
+  right = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
+  d.editor = MASK_EDITOR (mask_editor_new ());
+  d.presets = PRESET_BAR (preset_bar_new (shipped_preset_dir, user_preset_dir, d.editor));
+  gtk_box_pack_start (GTK_BOX (right), GTK_WIDGET (d.presets), FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (right), GTK_WIDGET (d.editor), TRUE, TRUE, 0);
+
+  /* GPU methods are greyed, and the device says why, where no GPU is usable. */
+  d.method = method_combo ();
+  text = cc_context_gpu_status (ctx, why, sizeof why) == CC_OK
+         ? g_strdup_printf ("Device: %s", why)
+         : g_strdup_printf ("Device: %s. No GPU: %s", cc_context_device_name (ctx), why);
+  device = gtk_label_new (text);
+  g_free (text);
+  gtk_label_set_line_wrap (GTK_LABEL (device), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (device), 0.0);
+  gtk_box_pack_start (GTK_BOX (right), labelled ("M_ethod:", d.method, device), FALSE, FALSE, 0);
+  d.method_note = gtk_label_new ("");
+  gtk_label_set_line_wrap (GTK_LABEL (d.method_note), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (d.method_note), 0.0);
+  gtk_box_pack_start (GTK_BOX (right), d.method_note, FALSE, FALSE, 0);
+
+  d.border = gtk_combo_box_text_new ();
+  for (gint b = 0; b < CC_BORDER_COUNT; b++)
+    gtk_combo_box_text_append (GTK_COMBO_BOX_TEXT (d.border), cc_border_name (b),
+                               border_labels[b]);
+  gtk_widget_set_tooltip_text (d.border, "What lies beyond the drawable's edges");
+  gtk_box_pack_start (GTK_BOX (right), labelled ("_Border:", d.border, NULL), FALSE, FALSE, 0);
+
+  toggles = gimp_procedure_dialog_fill_box (GIMP_PROCEDURE_DIALOG (dialog), "toggles",
+                                            "clamp", "alpha-weighting", "affect-alpha",
+                                            "linear", NULL);
+  gtk_box_pack_start (GTK_BOX (right), toggles, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (main_box), right, FALSE, FALSE, 0);
+
+  read_config (&d);
+  g_signal_connect (d.editor, "changed", G_CALLBACK (editor_changed), &d);
+  g_signal_connect (d.presets, "chosen", G_CALLBACK (preset_chosen), &d);
+  g_signal_connect (d.method, "changed", G_CALLBACK (method_changed), &d);
+  g_signal_connect (d.border, "changed", G_CALLBACK (border_changed), &d);
+  g_signal_connect (config, "notify", G_CALLBACK (config_notify), &d);
+  update_methods (&d);
+
+  gtk_widget_show_all (main_box);
   run = gimp_procedure_dialog_run (GIMP_PROCEDURE_DIALOG (dialog));
+
+  /* Let a preview computation in flight finish before the context goes. */
+  d.closed = TRUE;
+  g_atomic_int_inc (&d.generation);
+  g_signal_handlers_disconnect_by_data (config, &d);
+  if (d.timeout)
+    g_source_remove (d.timeout);
+  while (d.running > 0)
+    g_main_context_iteration (NULL, TRUE);
   gtk_widget_destroy (dialog);
   return run;
 }
