@@ -439,10 +439,12 @@ convolve_dialog (GimpProcedure *procedure, GimpProcedureConfig *config,
   device = gtk_label_new (text);
   g_free (text);
   gtk_label_set_line_wrap (GTK_LABEL (device), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (device), 48);
   gtk_label_set_xalign (GTK_LABEL (device), 0.0);
   gtk_box_pack_start (GTK_BOX (right), labelled ("M_ethod:", d.method, device), FALSE, FALSE, 0);
   d.method_note = gtk_label_new ("");
   gtk_label_set_line_wrap (GTK_LABEL (d.method_note), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (d.method_note), 60);
   gtk_label_set_xalign (GTK_LABEL (d.method_note), 0.0);
   gtk_box_pack_start (GTK_BOX (right), d.method_note, FALSE, FALSE, 0);
 
