@@ -203,6 +203,8 @@ scratch_alloc (const CcJob *job, Scratch *s)
   const bool weighted = job->weighted;
 
   memset (s, 0, sizeof *s);
+  if (cc_fault ("cpu"))
+    return false;
   s->in    = malloc (sizeof (float) * in_px * C);
   s->plain = malloc (sizeof (float) * TILE_W * C);
   s->out   = malloc (sizeof (float) * TILE_W * C);

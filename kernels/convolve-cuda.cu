@@ -531,6 +531,8 @@ static cudaError_t
 launch (struct _CcGpu *g, CcMethod method, const CcJob *job, const ConvArgs &a, float *pass,
         float *planes)
 {
+  if (cc_fault ("launch"))
+    return cudaErrorLaunchFailure;
   switch (method)
     {
     case CC_METHOD_REGISTER:
@@ -687,6 +689,8 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
     return cc_fail (r, CC_ERROR_CANCELLED, "cancelled");
 
   need = strip_bytes (&p, job, p.strip);
+  if (cc_fault ("alloc"))
+    return gpu_failed (g, cudaErrorMemoryAllocation, r);
   if (need > g->scratch_bytes)
     {
       cudaFree (g->scratch);

@@ -112,6 +112,14 @@ cc_fail (CcResult *result, CcStatus status, const char *format, ...)
   return status;
 }
 
+bool
+cc_fault (const char *what)
+{
+  const char *env = getenv ("CUDA_CONVOLVE_FAULT");
+
+  return env && strcmp (env, what) == 0;
+}
+
 double
 cc_now_ms (void)
 {

@@ -77,6 +77,10 @@ int      cc_mask_separate (const double *mask, int width, int height, int max_te
  * 31, 63 or 127), or 0 beyond: it sizes that method's work. */
 int      cc_mask_width_class (int width);
 
+/* Fault injection for tests: CUDA_CONVOLVE_FAULT names what fails, "alloc"
+ * (the GPU's memory), "launch" (a kernel) or "cpu" (the CPU path's memory). */
+bool     cc_fault (const char *what);
+
 /* Milliseconds on a monotonic clock. */
 double   cc_now_ms (void);
 

@@ -280,6 +280,38 @@ test_cancel (CcContext *ctx)
   free (out);
 }
 
+/* An allocation failure in the CPU path is an error that leaves the output
+ * as it was. */
+static void
+test_cpu_fault (CcContext *ctx)
+{
+  float in[7 * 5 * 4], out[7 * 5 * 4], keep[7 * 5 * 4];
+  double m[9] = { 1, 2, 1, 2, 4, 2, 1, 2, 1 };
+  CcImage src = { in, CC_TYPE_FLOAT, 4, 7, 5, 7 * 16, false };
+  CcImage dst = { out, CC_TYPE_FLOAT, 4, 7, 5, 7 * 16, false };
+  CcMask mask = { 3, 3, m, 16.0, 0.0 };
+  CcOptions o;
+  CcResult r;
+  CcStatus st;
+
+  for (int i = 0; i < 7 * 5 * 4; i++)
+    {
+      in[i] = (float) check_uniform (0, 1);
+      out[i] = keep[i] = -1.0f;
+    }
+  cc_options_init (&o);
+  o.method = CC_METHOD_CPU;
+  setenv ("CUDA_CONVOLVE_FAULT", "cpu", 1);
+  st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
+  unsetenv ("CUDA_CONVOLVE_FAULT");
+  CHECK (st == CC_ERROR_OUT_OF_MEMORY && strstr (r.message, "memory") &&
+         memcmp (out, keep, sizeof out) == 0,
+         "CPU allocation failure: %s '%s', output %s", cc_status_name (st), r.message,
+         memcmp (out, keep, sizeof out) ? "touched" : "untouched");
+  st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
+  CHECK (st == CC_OK, "the CPU path works again after the fault: %s", r.message);
+}
+
 int
 main (void)
 {
@@ -296,6 +328,7 @@ main (void)
   test_mask_text ();
   test_errors (ctx);
   test_cancel (ctx);
+  test_cpu_fault (ctx);
   check_known (ctx, methods, 2);
   check_sweep (ctx, methods, 2, false);
   check_threads (ctx, CC_METHOD_CPU);

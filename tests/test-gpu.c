@@ -8,7 +8,12 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#ifdef HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 #include "check.h"
 
@@ -90,6 +95,100 @@ test_strips (CcContext *ctx, const CcMethod *methods, int n)
   cc_context_set_device_budget (ctx, 0);
 }
 
+/* Injected faults: an allocation or a launch that fails.  An explicit GPU
+ * method returns the error with the output untouched; auto takes the CPU,
+ * says why, and gets the right result; afterwards the GPU works. */
+static void
+test_faults (CcContext *ctx)
+{
+  static const char *const faults[] = { "alloc", "launch" };
+  float in[37 * 29 * 4], out[37 * 29 * 4], keep[37 * 29 * 4];
+  double m[9] = { 1, 2, 1, 2, 4, 2, 1, 2, 1 };
+  CcImage src = { in, CC_TYPE_FLOAT, 4, 37, 29, 37 * 16, false };
+  CcImage dst = { out, CC_TYPE_FLOAT, 4, 37, 29, 37 * 16, false };
+  CcMask mask = { 3, 3, m, 16.0, 0.0 };
+  CcOptions o;
+  CcResult r;
+  CcStatus st;
+
+  for (int i = 0; i < 37 * 29 * 4; i++)
+    in[i] = (float) check_uniform (0, 1);
+  cc_options_init (&o);
+  for (size_t f = 0; f < sizeof faults / sizeof faults[0]; f++)
+    {
+      setenv ("CUDA_CONVOLVE_FAULT", faults[f], 1);
+      for (int i = 0; i < 37 * 29 * 4; i++)
+        out[i] = keep[i] = -1.0f;
+      o.method = CC_METHOD_REGISTER;
+      st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
+      CHECK (st == (f == 0 ? CC_ERROR_OUT_OF_MEMORY : CC_ERROR_GPU) &&
+             memcmp (out, keep, sizeof out) == 0,
+             "%s fault, register: %s '%s', output %s", faults[f], cc_status_name (st),
+             r.message, memcmp (out, keep, sizeof out) ? "touched" : "untouched");
+      o.method = CC_METHOD_AUTO;
+      st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
+      CHECK (st == CC_OK && r.method_used == CC_METHOD_CPU && strstr (r.message, "fell back"),
+             "%s fault, auto: %s, %s, '%s'", faults[f], cc_status_name (st),
+             cc_method_name (r.method_used), r.message);
+      unsetenv ("CUDA_CONVOLVE_FAULT");
+    }
+  /* The GPU is fine afterwards, and agrees with the gold. */
+  {
+    CheckCase c;
+    static const CcMethod after[] = { CC_METHOD_REGISTER, CC_METHOD_AUTO };
+
+    memset (&c, 0, sizeof c);
+    c.mask_width = c.mask_height = 5;
+    c.src_width = c.out_width = 37;
+    c.src_height = c.out_height = 29;
+    c.channels = 4;
+    c.src_type = c.dst_type = CC_TYPE_U8;
+    c.border = CC_BORDER_MIRROR;
+    c.clamp = true;
+    check_case (ctx, &c, after, 2);
+  }
+}
+
+#ifdef HAVE_CUDA
+/* Repeated calls reuse the context's buffers: device memory stays put, and
+ * freeing the context gives it back. */
+static void
+test_no_leak (void)
+{
+  CcContext *ctx = cc_context_new ();
+  static uint8_t in[301 * 203 * 4], out[301 * 203 * 4];
+  double m[25];
+  CcImage src = { in, CC_TYPE_U8, 4, 301, 203, 301 * 4, false };
+  CcImage dst = { out, CC_TYPE_U8, 4, 301, 203, 301 * 4, false };
+  CcMask mask = { 5, 5, m, 25.0, 0.0 };
+  static const CcMethod methods[] = { CC_METHOD_REGISTER, CC_METHOD_SEPARABLE, CC_METHOD_FFT,
+                                      CC_METHOD_TILED };
+  size_t before, first = 0, after, total;
+  CcOptions o;
+  CcResult r;
+
+  for (int i = 0; i < 25; i++)
+    m[i] = 1.0;
+  cc_options_init (&o);
+  cc_context_gpu_status (ctx, NULL, 0);
+  cudaMemGetInfo (&before, &total);
+  for (int k = 0; k < 40; k++)
+    {
+      o.method = methods[k % 4];
+      CHECK (cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r) == CC_OK, "%s", r.message);
+      if (k == 3)
+        cudaMemGetInfo (&first, &total);
+    }
+  cudaMemGetInfo (&after, &total);
+  CHECK (after == first, "device memory after 4 calls %zu, after 40 %zu: leaked %zd bytes",
+         first, after, (ssize_t) (first - after));
+  cc_context_free (ctx);
+  cudaMemGetInfo (&after, &total);
+  CHECK (after + (1 << 20) >= before,
+         "device memory before the context %zu, after freeing it %zu", before, after);
+}
+#endif
+
 int
 main (void)
 {
@@ -117,6 +216,10 @@ main (void)
   check_threads (ctx, CC_METHOD_CONSTANT);
   check_threads (ctx, CC_METHOD_TILED);
   check_threads (ctx, CC_METHOD_REGISTER);
+  test_faults (ctx);
+#ifdef HAVE_CUDA
+  test_no_leak ();
+#endif
 
   cc_context_free (ctx);
   printf ("%s: %d failure%s\n", check_failures ? "FAIL" : "PASS", (int) check_failures,
