@@ -161,6 +161,12 @@ cc_options_init (CcOptions *options)
   options->affect_alpha    = true;
 }
 
+int64_t
+cc_border_map (int64_t i, int64_t n, CcBorder border)
+{
+  return cc_border_index (i, n, border);
+}
+
 void
 cc_mask_normalize (CcMask *mask)
 {

@@ -169,6 +169,11 @@ CcStatus     cc_convolve             (CcContext       *ctx,
                                       const CcOptions *options,
                                       CcResult        *result);
 
+/* Where coordinate i (0..n-1 inside) lands under a border mode: an index
+ * inside, or -1 for a zero ghost cell.  Callers that gather halos
+ * themselves use it to match the engine. */
+int64_t      cc_border_map           (int64_t i, int64_t n, CcBorder border);
+
 /* GIMP's normalize rule: sum > 0: divisor = sum, offset unchanged;
  * sum < 0: divisor = -sum, offset = 1; sum = 0: divisor = 1, offset = 0.5. */
 void         cc_mask_normalize       (CcMask *mask);

@@ -49,4 +49,9 @@ run ()   # interpreter, batch command, log name
 }
 run python-fu-eval "exec(open('$srcdir/tests/gimp/procedure.py').read())" python
 run plug-in-script-fu-eval "(load \"$srcdir/tests/gimp/procedure.scm\")" script-fu
+# Two short starts under other environments: a host budget of a few rows
+# (the plug-in works in many bands), and an injected engine failure.
+env_test="exec(open('$srcdir/tests/gimp/environment.py').read())"
+CC_TEST_MODE=bands CUDA_CONVOLVE_HOST_BUDGET=2000 run python-fu-eval "$env_test" bands
+CC_TEST_MODE=fault CUDA_CONVOLVE_FAULT=cpu run python-fu-eval "$env_test" fault
 exit $status

@@ -1,0 +1,214 @@
+# Helpers for the GIMP tests: images of every precision with random pixels,
+# running plug-in-cuda-convolve, reading pixels back, and comparing them
+# with reference.py within each sample type's tolerance.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+
+import math
+import os
+import random
+import struct
+import sys
+
+sys.path.insert(0, os.environ["CC_TEST_DIR"])
+import reference  # noqa: E402
+
+from gi.repository import Babl, Gegl, Gimp, GObject  # noqa: E402
+
+PROC = "plug-in-cuda-convolve"
+pdb = Gimp.get_pdb()
+proc = pdb.lookup_procedure(PROC)
+rng = random.Random(int(os.environ.get("CHECK_SEED", "20261121")))
+stats = {"checks": 0}
+failures = []
+
+# The shipped presets, exactly as issue #3 defines them.
+def outer(v):
+    return [a * b for a in v for b in v]
+
+PRESETS = {
+    "identity": (3, 3, [0, 0, 0, 0, 1, 0, 0, 0, 0], 1, 0),
+    "box-3": (3, 3, [1] * 9, 9, 0),
+    "box-5": (5, 5, [1] * 25, 25, 0),
+    "gaussian-3": (3, 3, outer([1, 2, 1]), 16, 0),
+    "gaussian-5": (5, 5, outer([1, 4, 6, 4, 1]), 256, 0),
+    "gaussian-7": (7, 7, outer([1, 6, 15, 20, 15, 6, 1]), 4096, 0),
+    "sharpen": (3, 3, [0, -1, 0, -1, 5, -1, 0, -1, 0], 1, 0),
+    "motion-blur-h-9": (9, 1, [1] * 9, 9, 0),
+    "motion-blur-v-9": (1, 9, [1] * 9, 9, 0),
+    "edge-laplacian": (3, 3, [0, 1, 0, 1, -4, 1, 0, 1, 0], 1, 0.5),
+    "sobel-x": (3, 3, [-1, 0, 1, -2, 0, 2, -1, 0, 1], 4, 0.5),
+    "sobel-y": (3, 3, [-1, -2, -1, 0, 0, 0, 1, 2, 1], 4, 0.5),
+    "prewitt-x": (3, 3, [-1, 0, 1] * 3, 3, 0.5),
+    "prewitt-y": (3, 3, [-1, -1, -1, 0, 0, 0, 1, 1, 1], 3, 0.5),
+    "emboss": (3, 3, [-2, -1, 0, -1, 1, 1, 0, 1, 2], 1, 0),
+}
+
+# sample type -> (precision, struct code, integer max or None)
+TYPES = {
+    "u8": (Gimp.Precision.U8_NON_LINEAR, "B", 255),
+    "u16": (Gimp.Precision.U16_NON_LINEAR, "H", 65535),
+    "u32": (Gimp.Precision.U32_NON_LINEAR, "I", 4294967295),
+    "half": (Gimp.Precision.HALF_NON_LINEAR, "e", None),
+    "float": (Gimp.Precision.FLOAT_NON_LINEAR, "f", None),
+    "double": (Gimp.Precision.DOUBLE_NON_LINEAR, "d", None),
+}
+MODELS = {  # name -> (base type, layer type, channels, alpha)
+    "Y": (Gimp.ImageBaseType.GRAY, Gimp.ImageType.GRAY_IMAGE, 1, False),
+    "YA": (Gimp.ImageBaseType.GRAY, Gimp.ImageType.GRAYA_IMAGE, 2, True),
+    "RGB": (Gimp.ImageBaseType.RGB, Gimp.ImageType.RGB_IMAGE, 3, False),
+    "RGBA": (Gimp.ImageBaseType.RGB, Gimp.ImageType.RGBA_IMAGE, 4, True),
+}
+
+
+def check(ok, what):
+    stats["checks"] += 1
+    if ok:
+        print("ok   - " + what)
+    else:
+        print("FAIL - " + what)
+        failures.append(what)
+    return ok
+
+
+def babl_name(model, stype, linear=False):
+    if not linear:
+        model = {"Y": "Y'", "YA": "Y'A", "RGB": "R'G'B'", "RGBA": "R'G'B'A"}[model]
+    return "%s %s" % (model, stype)
+
+
+def own_format(drawable):
+    return Babl.format_get_encoding(drawable.get_format())
+
+
+class Pixels:
+    """A drawable's pixels in one babl format, as 0..1 values."""
+
+    def __init__(self, drawable, fmt, stype, channels):
+        self.drawable, self.fmt, self.stype, self.channels = drawable, fmt, stype, channels
+        self.w, self.h = drawable.get_width(), drawable.get_height()
+        self.code, self.max = TYPES[stype][1], TYPES[stype][2]
+
+    def raw(self):
+        buf = self.drawable.get_buffer()
+        return bytes(buf.get(Gegl.Rectangle.new(0, 0, self.w, self.h), 1.0, self.fmt,
+                             Gegl.AbyssPolicy.NONE))
+
+    def read(self):
+        data = self.raw()
+        n = self.w * self.h * self.channels
+        vals = struct.unpack("<%d%s" % (n, self.code), data)
+        if self.max:
+            vals = [v / self.max for v in vals]
+        c = self.channels
+        return [[list(vals[(y * self.w + x) * c:(y * self.w + x + 1) * c])
+                 for x in range(self.w)] for y in range(self.h)]
+
+    def write(self, image):
+        flat = [v for row in image for p in row for v in p]
+        if self.max:
+            flat = [int(round(min(max(v, 0.0), 1.0) * self.max)) for v in flat]
+        data = struct.pack("<%d%s" % (len(flat), self.code), *flat)
+        buf = self.drawable.get_buffer()
+        buf.set(Gegl.Rectangle.new(0, 0, self.w, self.h), self.fmt, data)
+        buf.flush()
+        self.drawable.update(0, 0, self.w, self.h)
+
+
+def random_image(w, h, channels, alpha, hdr=False):
+    lo, hi = (-0.25, 1.25) if hdr else (0.0, 1.0)
+    img = []
+    for _ in range(h):
+        row = []
+        for _ in range(w):
+            p = [rng.uniform(lo, hi) for _ in range(channels)]
+            if alpha and rng.random() < 0.2:
+                p[-1] = 0.0          # transparent now and then: the weighted fallback
+            row.append(p)
+        img.append(row)
+    return img
+
+
+def new_image(w, h, model="RGBA", stype="u8", hdr=False, precision=None):
+    base, ltype, channels, alpha = MODELS[model]
+    image = Gimp.Image.new_with_precision(w, h, base, precision or TYPES[stype][0])
+    layer = Gimp.Layer.new(image, "layer", w, h, ltype, 100, Gimp.LayerMode.NORMAL)
+    image.insert_layer(layer, None, 0)
+    px = Pixels(layer, babl_name(model, stype), stype, channels)
+    px.write(random_image(w, h, channels, alpha, hdr))
+    image.clean_all()
+    return image, layer, px
+
+
+def run(image, drawables, **args):
+    cfg = proc.create_config()
+    cfg.set_property("image", image)
+    cfg.set_core_object_array("drawables", drawables)
+    for key, value in args.items():
+        key = key.replace("_", "-")
+        if key == "matrix":
+            gv = GObject.Value(Gimp.DoubleArray)
+            Gimp.value_set_double_array(gv, [float(v) for v in value])
+            cfg.set_property("matrix", gv.get_boxed())
+        else:
+            cfg.set_property(key, value)
+    result = proc.run(cfg)
+    values = [result.index(i) for i in range(result.length())]
+    return values[0], values[1:]
+
+
+def tolerance(stype, matrix, divisor, hdr=False):
+    """(absolute, relative): integers within one step, floats within the
+    engine's bound, halves within their own rounding as well."""
+    if stype in ("u8", "u16", "u32"):
+        return 1.0 / TYPES[stype][2] + 1e-6, 0.0
+    bound = (1e-5 * sum(abs(k) for k in matrix) / abs(divisor) + 1e-6) * (1.25 if hdr else 1)
+    return bound, 2.0 ** -11 if stype == "half" else 0.0
+
+
+def compare(got, want, tol, what):
+    if not isinstance(tol, tuple):
+        tol = (tol, 0.0)
+    worst, where = 0.0, None
+    for y, row in enumerate(want):
+        for x, p in enumerate(row):
+            for c, v in enumerate(p):
+                e = abs(got[y][x][c] - v) / (tol[0] + tol[1] * abs(v))
+                if not e <= worst:          # NaN counts as the worst
+                    worst, where = e, (x, y, c, got[y][x][c], v)
+    return check(worst <= 1.0, "%s (worst error %.3g of the tolerance at %s)"
+                 % (what, worst, where))
+
+
+def convolve_case(what, model="RGBA", stype="u8", w=13, h=9, hdr=False, matrix=None,
+                  mw=3, mh=3, divisor=1.0, offset=0.0, border="extend", clamp=True,
+                  alpha_weighting=True, affect_alpha=True, normalize=False, **extra):
+    image, layer, px = new_image(w, h, model, stype, hdr)
+    before = px.read()
+    args = dict(extra, border=border, clamp=clamp, alpha_weighting=alpha_weighting,
+                affect_alpha=affect_alpha)
+    if "preset" not in extra:
+        args.update(mask_width=mw, mask_height=mh, matrix=matrix, divisor=divisor,
+                    offset=offset, normalize=normalize)
+    status, values = run(image, [layer], **args)
+    if check(status == Gimp.PDBStatusType.SUCCESS, "%s: runs (%s)" % (what, values)):
+        if normalize:
+            d, o = reference.normalize(matrix)
+            divisor, offset = d, offset if o is None else o
+        want = reference.convolve(before, matrix, mw, mh, divisor, offset, border, clamp,
+                                  MODELS[model][3], alpha_weighting, affect_alpha)
+        compare(px.read(), want, tolerance(stype, matrix, divisor, hdr), what)
+        check(image.is_dirty(), "%s: the image is dirty afterwards" % what)
+        check(values[0] in ("cpu", "basic", "constant", "tiled", "caching")
+              and values[1] and values[2] >= 0.0,
+              "%s: returns method %r, device %r, %r ms" % (what, *values))
+    image.delete()
+
+
+
+
+def summary(name):
+    """Prints the count; raises (GIMP then exits non-zero) when any failed."""
+    print("%s: %d checks, %d failures" % (name, stats["checks"], len(failures)))
+    if failures:
+        raise Exception("%d of %d checks failed" % (len(failures), stats["checks"]))
