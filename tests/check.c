@@ -463,6 +463,48 @@ check_sweep (CcContext *ctx, const CcMethod *methods, int n_methods, bool device
   return failed;
 }
 
+int
+check_reduced (CcContext *ctx, const CcMethod *methods, int n_methods)
+{
+  /* A rank-1 5x5 (separable runs) and a random 9x7; 1 channel, 4 with
+   * weighted alpha, 4 with plain alpha (fft runs). */
+  static const int shapes[][3] = { { 5, 5, 1 }, { 9, 7, 0 } };
+  static const int layouts[][3] = { { 1, 0, 0 }, { 4, 1, 1 }, { 4, 1, 0 } };
+  int k = 0, failed = 0, cases = 0;
+
+  for (int s = 0; s < 2; s++)
+    for (int b = 0; b < CC_BORDER_COUNT; b++)
+      for (int l = 0; l < 3; l++, k++)
+        {
+          CheckCase c;
+
+          memset (&c, 0, sizeof c);
+          c.mask_width = shapes[s][0];
+          c.mask_height = shapes[s][1];
+          c.mask_rank = shapes[s][2];
+          c.src_width = 37;
+          c.src_height = 29;
+          c.out_x = 3;
+          c.out_y = 2;
+          c.out_width = 31;
+          c.out_height = 23;
+          c.channels = layouts[l][0];
+          c.alpha = c.affect_alpha = layouts[l][1];
+          c.alpha_weighting = layouts[l][2];
+          c.src_type = k % 2 ? CC_TYPE_U8 : CC_TYPE_FLOAT;
+          c.dst_type = k % 3 ? c.src_type : CC_TYPE_HALF;
+          c.border = (CcBorder) b;
+          c.clamp = k % 4 != 1;
+          c.src_on_device = k % 5 == 2;
+          c.dst_on_device = k % 7 == 3;
+          failed += check_case (ctx, &c, methods, n_methods) ? 1 : 0;
+          cases++;
+        }
+  printf ("reduced matrix: %d cases x %d method%s, %d failed\n", cases, n_methods,
+          n_methods == 1 ? "" : "s", failed);
+  return failed;
+}
+
 /* ---- Hand-computed results ---- */
 
 /* A single-row float image through a method; false when the method

@@ -63,6 +63,10 @@ int      check_case        (CcContext *ctx, const CheckCase *c, const CcMethod *
 int      check_sweep       (CcContext *ctx, const CcMethod *methods, int n_methods,
                             bool device);
 
+/* The reduced matrix for slow runs (compute-sanitizer): each method x
+ * border x 1 and 4 channels x two masks, on a small odd-sized image. */
+int      check_reduced     (CcContext *ctx, const CcMethod *methods, int n_methods);
+
 /* Small hand-computed results, with every given method. */
 int      check_known       (CcContext *ctx, const CcMethod *methods, int n_methods);
 

@@ -100,10 +100,12 @@ printf 'P5\n2 2\n70000\n12345678' >"$tmp/max70k.pgm"
 printf 'P2\n2 1\n10\n5 11\n' >"$tmp/above.pgm"
 printf 'P7\nWIDTH 2\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\n' >"$tmp/noend.pam"
 printf 'P7\nWIDTH 2\nHEIGHT 1\nDEPTH 5\nMAXVAL 255\nENDHDR\n1234567890' >"$tmp/depth5.pam"
+printf 'P7\nWIDTH 33333333333333333333333\nHEIGHT 3\nDEPTH 4\nMAXVAL 112\nENDHDR\n12' >"$tmp/wide.pam"
+printf 'P7\nWIDTH 2\nHEIGHT -1\nDEPTH 1\nMAXVAL 255\nENDHDR\n12' >"$tmp/negative.pam"
 printf 'Pf\n1 1\n0\n\000\000\000\000' >"$tmp/scale0.pfm"
 printf 'Pf\n1 1\n-1.0\n\000\000\300\177' >"$tmp/nan.pfm"
 for f in empty.pgm gif.pgm trunc.pgm huge.pgm overflow.pgm zero.pgm max0.pgm \
-         max70k.pgm above.pgm noend.pam depth5.pam scale0.pfm nan.pfm missing.pgm; do
+         max70k.pgm above.pgm noend.pam depth5.pam wide.pam negative.pam scale0.pfm nan.pfm missing.pgm; do
   expect 1 "$tmp/$f" "$tmp/never.pgm"
   [ -e "$tmp/never.pgm" ] && fail "$f: an output was written"
 done

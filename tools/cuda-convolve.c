@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "convolve.h"
 #include "imageio.h"
@@ -82,6 +83,7 @@ main (int argc, char **argv)
   const char *matrix = "0,0,0;0,1,0;0,0,0";
   double divisor = 1.0, offset = 0.0;
   bool normalize = false, verbose = false;
+  struct rusage rusage;
   CcOptions options;
   CcMask mask;
   CcResult result;
@@ -176,6 +178,8 @@ main (int argc, char **argv)
                   result.download_ms, result.strips, result.strips == 1 ? "" : "s");
           if (result.message[0])
             printf ("note: %s\n", result.message);
+          if (getrusage (RUSAGE_SELF, &rusage) == 0)
+            printf ("peak host memory: %.1f MB\n", rusage.ru_maxrss / 1024.0);
         }
     }
   cc_context_free (ctx);

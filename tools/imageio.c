@@ -188,11 +188,12 @@ read_samples (Reader *r, IoImage *im, long long w, long long h, int channels, in
 {
   const int bytes = maxval < 256 ? 1 : 2;
   CcType type = maxval == 255 ? CC_TYPE_U8 : maxval == 65535 ? CC_TYPE_U16 : CC_TYPE_FLOAT;
-  const size_t n_row = (size_t) (w * channels);
+  size_t n_row;
   unsigned char *raw;
 
   if (!alloc_image (r, im, w, h, channels, type, ascii ? 1 : bytes))
     return false;
+  n_row = (size_t) (w * channels);
   im->maxval = maxval;
   raw = malloc (n_row * bytes);
   if (!raw)
@@ -272,7 +273,7 @@ read_pam (Reader *r, IoImage *im)
 
   for (;;)
     {
-      char key[32];
+      char key[32], *end;
       long long v;
       int n;
 
@@ -292,8 +293,11 @@ read_pam (Reader *r, IoImage *im)
             return fail (r, "empty TUPLTYPE");
           continue;
         }
-      if (sscanf (line + n, "%lld", &v) != 1)
-        return fail (r, "PAM header: %s needs a number", key);
+      errno = 0;
+      v = strtoll (line + n, &end, 10);
+      if (end == line + n || errno || v < 0 || v > MAX_SIDE ||
+          end[strspn (end, " \t\r\n")] != '\0')
+        return fail (r, "PAM header: %s needs a number from 0 to %d", key, MAX_SIDE);
       if (strcmp (key, "WIDTH") == 0)
         w = v;
       else if (strcmp (key, "HEIGHT") == 0)

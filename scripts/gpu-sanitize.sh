@@ -1,0 +1,20 @@
+#!/bin/sh
+# On the GPU machine, after scripts/gpu-check.sh built the tree: the reduced
+# test matrix (CHECK_REDUCED: every method x border x 1 and 4 channels x two
+# masks, small odd images, plus strips and injected faults) under each of
+# compute-sanitizer's tools.  Prints each summary; fails on any error.
+set -u
+cs=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
+status=0
+for tool in memcheck racecheck initcheck synccheck; do
+  extra=""
+  [ "$tool" = memcheck ] && extra="--leak-check full"
+  start=$(date +%s)
+  CHECK_REDUCED=1 CHECK_SEED=${CHECK_SEED:-7} "$cs" --tool "$tool" $extra --error-exitcode 9 \
+    tests/test-gpu >"${OUT:-.}/sanitize-$tool.log" 2>&1
+  rc=$?
+  echo "== $tool: exit $rc, $(( $(date +%s) - start )) s"
+  grep -E 'SUMMARY|^reduced matrix|^PASS|^FAIL' "${OUT:-.}/sanitize-$tool.log"
+  [ $rc = 0 ] || { status=1; grep -m 20 -E '^=========' "${OUT:-.}/sanitize-$tool.log"; }
+done
+exit $status
