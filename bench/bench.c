@@ -18,6 +18,7 @@
 #endif
 
 #include "convolve.h"
+#include "util.h"
 
 #define RUNS 15
 #define WARMUP 3
@@ -32,41 +33,6 @@ static FILE *markdown;
 static const char *only;        /* --only METHOD: time just that one */
 static int only_mask;           /* --mask K: just that 2D mask size */
 static bool no_1d;              /* --no-1d */
-static uint64_t rng = 0x1234567887654321ull;
-
-static float
-rand01 (void)
-{
-  rng ^= rng >> 12;
-  rng ^= rng << 25;
-  rng ^= rng >> 27;
-  return (float) ((rng * 0x2545f4914f6cdd1dull) >> 40) / (float) (1 << 24);
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
-static double
-median (double *v, int n)
-{
-  qsort (v, n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static void
-die_cuda (cudaError_t err, const char *what)
-{
-  if (err != cudaSuccess)
-    {
-      fprintf (stderr, "bench: %s: %s\n", what, cudaGetErrorString (err));
-      exit (1);
-    }
-}
-
 /* Times fn(data) on stream 0 with events: median ms of RUNS after WARMUP. */
 static double
 time_events (void (*fn) (void *), void *data)
@@ -84,13 +50,13 @@ time_events (void (*fn) (void *), void *data)
       cudaEventRecord (a, 0);
       fn (data);
       cudaEventRecord (b, 0);
-      die_cuda (cudaEventSynchronize (b), "timing");
+      bench_die (cudaEventSynchronize (b), "timing");
       cudaEventElapsedTime (&ms, a, b);
       t[i] = ms;
     }
   cudaEventDestroy (a);
   cudaEventDestroy (b);
-  return median (t, RUNS);
+  return bench_median (t, RUNS);
 }
 
 typedef struct
@@ -104,7 +70,7 @@ static void
 run_copy (void *data)
 {
   Copy *c = data;
-  die_cuda (cudaMemcpyAsync (c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, 0), "copy");
+  bench_die (cudaMemcpyAsync (c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, 0), "copy");
 }
 
 /* Checks three 8x8 (or 64x1) regions of the GPU result against the gold;
@@ -133,7 +99,7 @@ spot_check (const CcImage *host_src, const CcImage *dev_dst, const CcMask *mask,
 
       if (cc_convolve_gold (host_src, x, y, &g, mask, o) != CC_OK)
         return INFINITY;
-      die_cuda (cudaMemcpy2D (got, rw * C * 4, (char *) dev_dst->data + y * dev_dst->stride
+      bench_die (cudaMemcpy2D (got, rw * C * 4, (char *) dev_dst->data + y * dev_dst->stride
                               + x * C * 4, dev_dst->stride, rw * C * 4, rh,
                               cudaMemcpyDeviceToHost), "download");
       for (int64_t i = 0; i < rw * rh * C; i++)
@@ -166,7 +132,7 @@ time_method (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcMas
         t[i - WARMUP] = r.kernel_ms;
     }
   *ok = true;
-  return median (t, RUNS);
+  return bench_median (t, RUNS);
 }
 
 /* One table row: a mask's times for every method (NAN: it cannot take
@@ -260,7 +226,7 @@ run_methods (CcContext *ctx, const CcImage *host, const CcImage *src, const CcIm
         continue;
       if (cc_method_check (ctx, o.method, mask, host->channels, false, why, sizeof why) != CC_OK)
         continue;
-      die_cuda (cudaMemset (dst->data, 0xff, bytes), "poison");
+      bench_die (cudaMemset (dst->data, 0xff, bytes), "poison");
       ms[i] = time_method (ctx, src, dst, mask, &o, &ok);
       if (ok && spot_check (host, dst, mask, &o) > 1.0)
         ms[i] = INFINITY;
@@ -329,8 +295,8 @@ time_npp (const CcImage *src, const CcImage *dst, const CcMask *mask)
 
   for (int i = 0; i < k * k; i++)
     kernel[i] = (float) mask->values[i];
-  die_cuda (cudaMalloc ((void **) &dk, sizeof (float) * k * k), "alloc");
-  die_cuda (cudaMemcpy (dk, kernel, sizeof (float) * k * k, cudaMemcpyHostToDevice), "upload");
+  bench_die (cudaMalloc ((void **) &dk, sizeof (float) * k * k), "alloc");
+  bench_die (cudaMemcpy (dk, kernel, sizeof (float) * k * k, cudaMemcpyHostToDevice), "upload");
   run.kernel = dk;
   ms = time_events (run_npp, &run);
   cudaFree (dk);
@@ -352,10 +318,10 @@ bench_2d (CcContext *ctx, int size)
 
   src.on_device = dst.on_device = true;
   for (int64_t i = 0; i < n; i++)
-    ((float *) host.data)[i] = rand01 ();
-  die_cuda (cudaMalloc (&src.data, bytes), "alloc");
-  die_cuda (cudaMalloc (&dst.data, bytes), "alloc");
-  die_cuda (cudaMemcpy (src.data, host.data, bytes, cudaMemcpyHostToDevice), "upload");
+    ((float *) host.data)[i] = bench_rand01 ();
+  bench_die (cudaMalloc (&src.data, bytes), "alloc");
+  bench_die (cudaMalloc (&dst.data, bytes), "alloc");
+  bench_die (cudaMemcpy (src.data, host.data, bytes, cudaMemcpyHostToDevice), "upload");
   copy = (Copy) { dst.data, src.data, bytes };
   floor_ms = time_events (run_copy, &copy);
 
@@ -372,7 +338,7 @@ bench_2d (CcContext *ctx, int size)
       if (only_mask && k != only_mask)
         continue;
       for (int i = 0; i < k * k; i++)
-        sum += values[i] = rand01 () - 0.25;
+        sum += values[i] = bench_rand01 () - 0.25;
       mask.divisor = sum;
 #ifdef HAVE_NPP
       npp_ms = time_npp (&src, &dst, &mask);
@@ -422,13 +388,13 @@ bench_1d (CcContext *ctx, int64_t n, int taps)
 
   src.on_device = dst.on_device = true;
   for (int64_t i = 0; i < n; i++)
-    ((float *) host.data)[i] = rand01 ();
+    ((float *) host.data)[i] = bench_rand01 ();
   for (int i = 0; i < taps; i++)
-    sum += values[i] = rand01 ();
+    sum += values[i] = bench_rand01 ();
   mask.divisor = sum;
-  die_cuda (cudaMalloc (&src.data, bytes), "alloc");
-  die_cuda (cudaMalloc (&dst.data, bytes), "alloc");
-  die_cuda (cudaMemcpy (src.data, host.data, bytes, cudaMemcpyHostToDevice), "upload");
+  bench_die (cudaMalloc (&src.data, bytes), "alloc");
+  bench_die (cudaMalloc (&dst.data, bytes), "alloc");
+  bench_die (cudaMemcpy (src.data, host.data, bytes, cudaMemcpyHostToDevice), "upload");
   copy = (Copy) { dst.data, src.data, bytes };
 
   snprintf (title, sizeof title, "1D: n = 2^%d floats, %d taps, ms", (int) log2 ((double) n),

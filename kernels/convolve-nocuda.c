@@ -76,3 +76,17 @@ cc_gpu_copy (struct _CcGpu *gpu, void *dst, const void *src, size_t bytes,
   (void) dst; (void) src; (void) bytes;
   return cc_gpu_status (gpu, message, size);
 }
+
+void *
+cc_gpu_host_alloc (struct _CcGpu *gpu, size_t bytes)
+{
+  (void) gpu; (void) bytes;
+  return NULL;
+}
+
+bool
+cc_gpu_host_free (struct _CcGpu *gpu, void *ptr)
+{
+  (void) gpu; (void) ptr;
+  return false;
+}

@@ -206,7 +206,7 @@ parse_bytes (const char *s)
     case 'G': v *= 1024.0 * 1024.0 * 1024.0; break;
     default: break;
     }
-  return (uint64_t) v;
+  return v >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t) v;
 }
 
 CcContext *
@@ -506,6 +506,17 @@ auto_gpu_method (CcContext *ctx, const CcMask *mask, CcJob *job)
   return CC_METHOD_BASIC;
 }
 
+/* The CPU path, given the mask's terms where two passes could pay. */
+static CcStatus
+run_cpu (CcContext *ctx, const CcMask *mask, CcJob *job, CcResult *result)
+{
+  const int w = mask->width, h = mask->height;
+
+  if (w > 1 && h > 1 && 2 * (w + h) <= w * h)
+    separate (ctx, mask, job);
+  return cc_cpu_run (ctx, job, result);
+}
+
 CcStatus
 cc_convolve (CcContext *ctx, const CcImage *src, int64_t out_x, int64_t out_y,
              const CcImage *dst, const CcMask *mask, const CcOptions *o,
@@ -541,7 +552,7 @@ cc_convolve (CcContext *ctx, const CcImage *src, int64_t out_x, int64_t out_y,
 
   pthread_mutex_lock (&ctx->lock);
   if (o->method == CC_METHOD_CPU)
-    status = cc_cpu_run (ctx, &job, result);
+    status = run_cpu (ctx, mask, &job, result);
   else
     {
       char why[sizeof result->message];
@@ -552,7 +563,7 @@ cc_convolve (CcContext *ctx, const CcImage *src, int64_t out_x, int64_t out_y,
         status = cc_fail (result, gpu, "%s", why);
       else if (gpu != CC_OK)
         {
-          status = cc_cpu_run (ctx, &job, result);
+          status = run_cpu (ctx, mask, &job, result);
           if (status == CC_OK)
             snprintf (result->message, sizeof result->message,
                       "no GPU used: %.400s", why);
@@ -569,7 +580,7 @@ cc_convolve (CcContext *ctx, const CcImage *src, int64_t out_x, int64_t out_y,
             {
               /* 'auto' promises a result: take the CPU and say why. */
               snprintf (why, sizeof why, "%s", result->message);
-              status = cc_cpu_run (ctx, &job, result);
+              status = run_cpu (ctx, mask, &job, result);
               if (status == CC_OK)
                 snprintf (result->message, sizeof result->message,
                           "fell back to the CPU: %.400s", why);
@@ -606,4 +617,19 @@ cc_device_copy (CcContext *ctx, void *dst, const void *src, size_t bytes,
 
   (void) to_device;   /* unified addressing tells the direction */
   return cc_gpu_copy (ctx->gpu, dst, src, bytes, msg, sizeof msg);
+}
+
+void *
+cc_host_alloc (CcContext *ctx, size_t bytes)
+{
+  void *ptr = ctx ? cc_gpu_host_alloc (ctx->gpu, bytes) : NULL;
+
+  return ptr ? ptr : malloc (bytes);
+}
+
+void
+cc_host_free (CcContext *ctx, void *ptr)
+{
+  if (ptr && !(ctx && cc_gpu_host_free (ctx->gpu, ptr)))
+    free (ptr);
 }

@@ -214,6 +214,13 @@ void         cc_device_free          (CcContext *ctx, void *ptr);
 CcStatus     cc_device_copy          (CcContext *ctx, void *dst, const void *src,
                                       size_t bytes, bool to_device);
 
+/* Host memory for images: page-locked where a GPU is usable, so that
+ * transfers run at full speed and overlap with the kernels; ordinary memory
+ * otherwise (NULL when out of memory).  Allocating waits for the GPU's
+ * start-up.  Free it with cc_host_free. */
+void        *cc_host_alloc           (CcContext *ctx, size_t bytes);
+void         cc_host_free            (CcContext *ctx, void *ptr);
+
 /* The CPU reference ("gold"): double precision, one thread, no shortcuts.
  * Writes 'dst' as double samples (dst->type must be CC_TYPE_DOUBLE, in host
  * memory), before any rounding to an integer type. */

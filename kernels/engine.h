@@ -81,6 +81,15 @@ int      cc_mask_width_class (int width);
  * (the GPU's memory), "launch" (a kernel) or "cpu" (the CPU path's memory). */
 bool     cc_fault (const char *what);
 
+/* The CPU path's hot loops, compiled twice on x86-64 (AVX2 with FMA, and the
+ * baseline) and picked at load time by what the CPU has.  GCC only: clang
+ * (the fuzzing build) cannot call such a function from another file. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#define CC_HOT __attribute__ ((target_clones ("arch=x86-64-v3", "default")))
+#else
+#define CC_HOT
+#endif
+
 /* Milliseconds on a monotonic clock. */
 double   cc_now_ms (void);
 
@@ -104,6 +113,10 @@ CcStatus       cc_gpu_alloc      (struct _CcGpu *gpu, size_t bytes, void **ptr,
 void           cc_gpu_release    (struct _CcGpu *gpu, void *ptr);
 CcStatus       cc_gpu_copy       (struct _CcGpu *gpu, void *dst, const void *src,
                                   size_t bytes, char *message, size_t size);
+/* Page-locked host memory, or NULL (no GPU, or none to spare); freeing
+ * returns false where 'ptr' is not the GPU's. */
+void          *cc_gpu_host_alloc (struct _CcGpu *gpu, size_t bytes);
+bool           cc_gpu_host_free  (struct _CcGpu *gpu, void *ptr);
 
 #ifdef __cplusplus
 }

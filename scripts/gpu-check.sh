@@ -1,6 +1,6 @@
 #!/bin/sh
 # On a machine with an NVIDIA GPU and no GIMP: build the engine, the tool and
-# their tests, run `make check`, then `make bench`.  Logs go to $OUT (or
+# their tests, run `make check`, then `make bench` and `make bench-host`.  Logs go to $OUT (or
 # ./gpu-check-out).  CUDA_ARCH picks the architecture (default sm_90);
 # BENCH=0 skips the bench.
 set -u
@@ -27,6 +27,8 @@ grep -E '^(PASS|FAIL|SKIP|ERROR|XPASS|XFAIL):|^# (TOTAL|PASS|SKIP|FAIL|ERROR)' "
 
 if [ "${BENCH:-1}" = 1 ]; then
   make bench BENCH_ARGS="--markdown $out/bench.md" >"$out/bench.txt" 2>&1
-  cat "$out/bench.txt" | grep -v '^make\|^  CC\|^  CCLD'
+  grep -v '^make\|^  CC\|^  CCLD' "$out/bench.txt"
+  make bench-host BENCH_ARGS="--markdown $out/bench-host.md" >"$out/bench-host.txt" 2>&1
+  grep -v '^make\|^  CC\|^  CCLD' "$out/bench-host.txt"
 fi
 exit $check

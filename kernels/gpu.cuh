@@ -1,0 +1,52 @@
+/* The GPU back end's state, shared by its services (convolve-cuda.cu) and
+ * the run of a job (strips.cu).  Internal to kernels/.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#ifndef CC_GPU_CUH
+#define CC_GPU_CUH
+
+#include "cuda-kernels.cuh"
+
+/* Strips in flight at once, each on its own stream, so that one strip's
+ * upload, another's kernels and a third's download overlap. */
+#define LANES 3
+
+typedef struct
+{
+  cudaStream_t    stream;
+  cudaEvent_t     ev[4];          /* start, uploaded, computed, downloaded */
+  void           *scratch;        /* a strip's device buffers */
+  size_t          scratch_bytes;
+  char           *stage;          /* page-locked staging for pageable images */
+  size_t          stage_bytes;
+  int64_t         y0;             /* the strip in flight ... */
+  int64_t         rows;           /* ... 0: none */
+} Lane;
+
+struct _CcGpu
+{
+  pthread_t       thread;
+  bool            joined;
+  pthread_mutex_t lock;
+  CcStatus        status;
+  char            message[256];
+  char            name[256];
+  int             device;
+  size_t          shared_optin;   /* shared memory a block may ask for */
+  cudaStream_t    stream;         /* the mask's uploads and device copies */
+  Lane            lane[LANES];
+  bool            pipeline;       /* lanes and staging; CUDA_CONVOLVE_PIPELINE=0: off */
+  float          *mask;           /* device copy for methods that read it there */
+  CcFftState     *fft;            /* plans and the mask's spectrum, once used */
+};
+
+CcStatus       cc_gpu_status_of   (cudaError_t err);
+void           cc_gpu_set_status  (struct _CcGpu *g, CcStatus status, const char *format, ...)
+  __attribute__ ((format (printf, 3, 4)));
+/* Waits for start-up, once, and makes the GPU current on this thread. */
+struct _CcGpu *cc_gpu_ready       (struct _CcGpu *g);
+/* Whether 'ptr' is page-locked host memory from CUDA. */
+bool           cc_gpu_host_pinned (const void *ptr);
+
+#endif /* CC_GPU_CUH */

@@ -1,0 +1,609 @@
+/* The run of one job on the GPU, in strips: each strip's rows are gathered
+ * onto the device with the vertical border resolved (staged through
+ * page-locked memory when the caller's is pageable), converted to float,
+ * convolved, converted back and copied out, with up to LANES strips in
+ * flight on their own streams.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.cuh"
+
+/* How the job's buffers are laid out on the device. */
+typedef struct
+{
+  bool    direct_in;      /* the source is float on the device: read it in place */
+  bool    direct_out;     /* the output is float on the device: write it in place */
+  size_t  raw_in_row;     /* bytes a row of each buffer; 0 = not needed */
+  size_t  float_in_row;
+  size_t  float_out_row;
+  size_t  raw_out_row;
+  size_t  pass_row;       /* separable: a row of the row pass's output */
+  size_t  pass_fixed;     /* separable on a device source: all its rows at once */
+  bool    fft;            /* planes for the transform, sized per strip */
+  int     halo;           /* ry: extra input rows above and below a strip */
+  int64_t strip;          /* output rows a strip */
+  int     lanes;          /* strips in flight */
+  bool    stage_in;       /* the source is pageable host memory: staged */
+  bool    stage_out;      /* the output is pageable host memory: staged */
+  size_t  host_out_row;   /* bytes a row the device sends back to the host */
+} Plan;
+
+/* Pipelined strips of about this many host bytes each, at most this many
+ * strips for the pipeline's sake, and at most this much staging a lane. */
+#define PIPE_STRIP_BYTES (4u << 20)
+#define PIPE_STRIPS      8
+#define STAGE_MAX_BYTES  (64u << 20)
+
+/* Each buffer starts on a 256-byte boundary, whatever the sample size. */
+static size_t
+align_up (size_t bytes)
+{
+  return (bytes + 255) & ~(size_t) 255;
+}
+
+/* Page-locked staging a lane needs for a strip of 'rows' output rows. */
+static size_t
+stage_bytes (const Plan *p, int64_t rows)
+{
+  return (p->stage_in ? align_up ((rows + 2 * p->halo) * p->raw_in_row) : 0) +
+         (p->stage_out ? rows * p->host_out_row : 0);
+}
+
+static size_t
+plan_bytes (const Plan *p, int64_t rows)
+{
+  const int64_t in_rows = rows + 2 * p->halo;
+
+  return align_up (in_rows * p->raw_in_row) + align_up (in_rows * p->float_in_row) +
+         align_up (rows * p->float_out_row) + align_up (rows * p->raw_out_row) +
+         align_up (in_rows * p->pass_row + p->pass_fixed);
+}
+
+/* What a strip of 'rows' output rows needs on the device, the transform's
+ * planes and cuFFT's work area (about as large) included. */
+static size_t
+strip_bytes (const Plan *p, const CcJob *job, int64_t rows)
+{
+  size_t b = plan_bytes (p, rows);
+
+  if (p->fft && rows > 0)
+    b += 2 * align_up (cc_fft_bytes ((int) job->dst->width, (int) rows, job->mask_width,
+                                     job->mask_height, job->channels));
+  return b;
+}
+
+static CcStatus
+make_plan (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job,
+           int max_lanes, Plan *p, CcResult *r)
+{
+  const CcImage *src = job->src, *dst = job->dst;
+  const size_t C = job->channels;
+  size_t free_bytes = 0, total = 0, limit, per_row, fixed;
+
+  memset (p, 0, sizeof *p);
+  p->direct_in  = src->on_device && src->type == CC_TYPE_FLOAT;
+  p->direct_out = dst->on_device && dst->type == CC_TYPE_FLOAT;
+  p->halo = p->direct_in ? 0 : (job->mask_height - 1) / 2;
+  if (!p->direct_in)
+    {
+      p->raw_in_row = src->width * C * cc_type_size (src->type);
+      if (src->type != CC_TYPE_FLOAT)
+        p->float_in_row = src->width * C * sizeof (float);
+    }
+  if (!p->direct_out)
+    {
+      p->float_out_row = dst->width * C * sizeof (float);
+      if (!dst->on_device && dst->type != CC_TYPE_FLOAT)
+        p->raw_out_row = dst->width * C * cc_type_size (dst->type);
+    }
+  p->fft = method == CC_METHOD_FFT;
+  if (method == CC_METHOD_SEPARABLE && job->mask_width > 1 && job->mask_height > 1)
+    {
+      /* The row pass filters every input row the column pass reads: on a
+       * device source that is all of them, in one strip. */
+      if (p->direct_in)
+        p->pass_fixed = (size_t) dst->width * C * sizeof (float) * src->height;
+      else
+        p->pass_row = dst->width * C * sizeof (float);
+    }
+
+  if (!dst->on_device)
+    p->host_out_row = p->raw_out_row ? p->raw_out_row : p->float_out_row;
+  p->stage_in = g->pipeline && !src->on_device && !cc_gpu_host_pinned (src->data);
+  p->stage_out = g->pipeline && !dst->on_device && !cc_gpu_host_pinned (dst->data);
+  /* Lanes share the mask in __constant__ memory, which separable rewrites
+   * between passes, and fft's plans: those two take one lane. */
+  p->lanes = !g->pipeline || (src->on_device && dst->on_device) ||
+             method == CC_METHOD_SEPARABLE || method == CC_METHOD_FFT ? 1 : max_lanes;
+
+  cudaMemGetInfo (&free_bytes, &total);
+  /* What this context already holds counts as available to it. */
+  limit = free_bytes;
+  for (int l = 0; l < LANES; l++)
+    limit += g->lane[l].scratch_bytes;
+  limit = limit > (64u << 20) ? limit - (64u << 20) : 0;   /* room for the runtime */
+  if (budget && budget < limit)
+    limit = budget;
+  limit /= p->lanes;
+
+  per_row = p->raw_in_row + p->float_in_row + p->float_out_row + p->raw_out_row +
+            p->pass_row;
+  fixed = plan_bytes (p, 0) + 5 * 256;   /* the halo rows, and alignment */
+  if (per_row == 0 || p->pass_fixed)
+    {
+      p->strip = dst->height;
+      if (plan_bytes (p, p->strip) > limit)
+        return cc_fail (r, CC_ERROR_OUT_OF_MEMORY,
+                        "not enough device memory: %s needs %.1f MB, %.1f MB are available%s",
+                        cc_method_name (method), plan_bytes (p, p->strip) / 1048576.0,
+                        limit / 1048576.0, budget ? " under the device budget" : "");
+    }
+  else if (limit <= fixed || (p->strip = (limit - fixed) / per_row) < 1)
+    return cc_fail (r, CC_ERROR_OUT_OF_MEMORY,
+                    "not enough device memory: one output row needs %.1f MB, %.1f MB are "
+                    "available%s",
+                    (fixed + per_row) / 1048576.0, limit / 1048576.0,
+                    budget ? " under the device budget" : "");
+  if (p->strip > dst->height)
+    p->strip = dst->height;
+  if (p->lanes > 1)
+    {
+      /* Enough strips to overlap transfers with kernels, not so many that
+       * launches and halo rows cost more than they save. */
+      const size_t bytes = (p->raw_in_row + p->host_out_row) * dst->height;
+      int64_t pipe = (int64_t) (bytes / PIPE_STRIP_BYTES), rows;
+
+      pipe = pipe < 1 ? 1 : pipe > PIPE_STRIPS ? PIPE_STRIPS : pipe;
+      rows = (dst->height + pipe - 1) / pipe;
+      if (rows < p->strip)
+        p->strip = rows;
+    }
+  if ((p->stage_in || p->stage_out) && !p->pass_fixed)
+    {
+      const size_t row = (p->stage_in ? p->raw_in_row : 0) + p->host_out_row;
+      const int64_t rows = (int64_t) (STAGE_MAX_BYTES / (row ? row : 1)) - 2 * p->halo;
+
+      p->strip = rows < 1 ? 1 : rows < p->strip ? rows : p->strip;
+    }
+  if (p->lanes > (dst->height + p->strip - 1) / p->strip)
+    p->lanes = (int) ((dst->height + p->strip - 1) / p->strip);
+  /* The transform's planes grow with the strip: shrink it until they fit. */
+  while (p->fft && p->strip > 1 && strip_bytes (p, job, p->strip) > limit)
+    p->strip = p->strip * 3 / 4;
+  if (strip_bytes (p, job, p->strip) > limit)
+    return cc_fail (r, CC_ERROR_OUT_OF_MEMORY,
+                    "not enough device memory: %s needs %.1f MB for one strip, %.1f MB "
+                    "are available%s", cc_method_name (method),
+                    strip_bytes (p, job, p->strip) / 1048576.0, limit / 1048576.0,
+                    budget ? " under the device budget" : "");
+  return CC_OK;
+}
+
+/* Copies the strip's input rows, vertical border resolved, into 'to': on
+ * the device with async copies, or into page-locked staging with memcpy. */
+static cudaError_t
+gather_rows (const CcJob *job, const Plan *p, int64_t y0, int64_t rows, char *to,
+             bool host, cudaStream_t stream)
+{
+  const CcImage *src = job->src;
+  cudaError_t err = cudaSuccess;
+  int64_t r = 0;
+
+  while (r < rows && err == cudaSuccess)
+    {
+      int64_t first = job->out_y + y0 - p->halo + r;
+      int64_t my = cc_border_index (first, src->height, job->border);
+      int64_t n = 1;
+      const char *from = my < 0 ? NULL : (const char *) src->data + my * src->stride;
+
+      /* A run of rows that map to consecutive source rows (or all to zero). */
+      while (r + n < rows)
+        {
+          int64_t next = cc_border_index (first + n, src->height, job->border);
+          if (my < 0 ? next >= 0 : next != my + n)
+            break;
+          n++;
+        }
+      if (host)
+        for (int64_t k = 0; k < n; k++)
+          {
+            char *row = to + (r + k) * p->raw_in_row;
+
+            if (my < 0)
+              memset (row, 0, p->raw_in_row);
+            else
+              memcpy (row, from + k * src->stride, p->raw_in_row);
+          }
+      else if (my < 0)
+        err = cudaMemset2DAsync (to + r * p->raw_in_row, p->raw_in_row, 0,
+                                 p->raw_in_row, n, stream);
+      else
+        err = cudaMemcpy2DAsync (to + r * p->raw_in_row, p->raw_in_row, from, src->stride,
+                                 p->raw_in_row, n, cudaMemcpyDefault, stream);
+      r += n;
+    }
+  return err;
+}
+
+static float
+elapsed (const Lane *lane, int a, int b)
+{
+  float ms = 0.0f;
+
+  cudaEventElapsedTime (&ms, lane->ev[a], lane->ev[b]);
+  return ms;
+}
+
+/* separable: for each rank-1 term, a row pass over every input row into
+ * 'pass', then a column pass adding into the output; only the last term's
+ * column pass applies divisor, offset and clamping. */
+static cudaError_t
+launch_separable (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass,
+                  cudaStream_t stream)
+{
+  const int w = job->mask_width, h = job->mask_height, C = job->channels;
+  ConvArgs row = a, col = a;
+  cudaError_t err = cudaSuccess;
+
+  /* A 1D mask is its own single pass. */
+  if (w == 1 || h == 1)
+    {
+      if ((err = cc_register_set_mask (job->mask, w, h, stream)) != cudaSuccess)
+        return err;
+      return cc_register_launch (a, g->shared_optin, stream);
+    }
+
+  row.mask_width = w;
+  row.mask_height = 1;
+  row.out_y = 0;
+  row.dst = DevImage { pass, a.dst.width * (long long) C, a.dst.width, a.src.height };
+  row.inv_divisor = 1.0f;
+  row.offset = 0.0f;
+  row.clamp = 0;
+  col.mask_width = 1;
+  col.mask_height = h;
+  col.out_x = 0;
+  col.src = row.dst;
+  col.vec4 = 1;
+  for (int k = 0; k < job->terms && err == cudaSuccess; k++)
+    {
+      const bool last = k == job->terms - 1;
+
+      col.accumulate = k > 0;
+      col.inv_divisor = last ? a.inv_divisor : 1.0f;
+      col.offset = last ? a.offset : 0.0f;
+      col.clamp = last ? a.clamp : 0;
+      if ((err = cc_register_set_mask (job->sep_v + k * w, w, 1, stream)) != cudaSuccess ||
+          (err = cc_register_launch (row, g->shared_optin, stream)) != cudaSuccess ||
+          (err = cc_register_set_mask (job->sep_u + k * h, 1, h, stream)) != cudaSuccess)
+        break;
+      err = cc_register_launch (col, g->shared_optin, stream);
+    }
+  return err;
+}
+
+static cudaError_t
+launch (struct _CcGpu *g, CcMethod method, const CcJob *job, const ConvArgs &a, float *pass,
+        float *planes, cudaStream_t stream)
+{
+  if (cc_fault ("launch"))
+    return cudaErrorLaunchFailure;
+  switch (method)
+    {
+    case CC_METHOD_REGISTER:
+      return cc_register_launch (a, g->shared_optin, stream);
+    case CC_METHOD_SEPARABLE:
+      return launch_separable (g, job, a, pass, stream);
+    case CC_METHOD_FFT:
+      if (!g->fft && !(g->fft = cc_fft_state_new ()))
+        return cudaErrorMemoryAllocation;
+      return cc_fft_launch (g->fft, a, job->mask, planes, stream);
+    default:
+      return cc_seed_launch (method, a, stream);
+    }
+}
+
+/* Queues one strip, output rows y0 .. y0 + rows - 1, on a lane: upload,
+ * conversion, kernels, conversion back, download.  A pageable source is
+ * staged here, on the caller's thread, while other lanes keep the GPU busy. */
+static cudaError_t
+start_strip (struct _CcGpu *g, CcMethod method, const CcJob *job, const Plan *p, Lane *lane,
+             ConvArgs a, int64_t y0, int64_t rows)
+{
+  const CcImage *src = job->src, *dst = job->dst;
+  const int C = job->channels;
+  const int64_t in_rows = rows + 2 * p->halo;
+  const cudaStream_t stream = lane->stream;
+  char *raw_in = (char *) lane->scratch;
+  float *float_in = (float *) (raw_in + align_up (in_rows * p->raw_in_row));
+  float *float_out = (float *) ((char *) float_in + align_up (in_rows * p->float_in_row));
+  char *raw_out = (char *) float_out + align_up (rows * p->float_out_row);
+  float *pass = (float *) (raw_out + align_up (rows * p->raw_out_row));
+  float *planes = (float *) ((char *) pass + align_up (in_rows * p->pass_row + p->pass_fixed));
+  char *stage_out = lane->stage + (p->stage_in ? align_up (in_rows * p->raw_in_row) : 0);
+  char *dst_rows = (char *) dst->data + y0 * dst->stride;
+  cudaError_t err;
+
+  lane->y0 = y0;
+  lane->rows = rows;
+  cudaEventRecord (lane->ev[0], stream);
+  if (p->direct_in)
+    {
+      a.src = DevImage { (float *) src->data, src->stride / 4, (int) src->width,
+                         (int) src->height };
+      a.out_y = (int) (job->out_y + y0);
+      a.border_y = job->border;
+    }
+  else
+    {
+      if (p->stage_in)
+        {
+          /* The lane is idle (finish_strip), so its staging is free. */
+          if ((err = gather_rows (job, p, y0, in_rows, lane->stage, true, stream))
+              != cudaSuccess ||
+              (err = cudaMemcpyAsync (raw_in, lane->stage, in_rows * p->raw_in_row,
+                                      cudaMemcpyHostToDevice, stream)) != cudaSuccess)
+            return err;
+        }
+      else if ((err = gather_rows (job, p, y0, in_rows, raw_in, false, stream)) != cudaSuccess)
+        return err;
+      a.src = DevImage { (float *) raw_in, src->width * C, (int) src->width, (int) in_rows };
+      a.out_y = p->halo;
+      a.border_y = CC_BORDER_EXTEND;   /* never reached: every row is there */
+    }
+  cudaEventRecord (lane->ev[1], stream);
+
+  if (p->float_in_row)
+    {
+      if ((err = cc_convert_to_float (src->type, raw_in, src->width * C, float_in,
+                                      src->width * C, src->width * C, (int) in_rows,
+                                      stream)) != cudaSuccess)
+        return err;
+      a.src.data = float_in;
+    }
+  if (p->direct_out)
+    a.dst = DevImage { (float *) dst_rows, dst->stride / 4, (int) dst->width, (int) rows };
+  else
+    a.dst = DevImage { float_out, dst->width * C, (int) dst->width, (int) rows };
+  a.vec4 = ((uintptr_t) a.src.data % 16 == 0) && (a.src.pitch % 4 == 0);
+  if ((err = launch (g, method, job, a, pass, planes, stream)) != cudaSuccess)
+    return err;
+
+  if (!p->direct_out && (dst->on_device || p->raw_out_row))
+    {
+      /* Copied channels come bit for bit from the source when types match. */
+      const bool same = !p->direct_in && src->type == dst->type;
+      const size_t tsize = cc_type_size (dst->type);
+      const void *copy = same ? raw_in + p->halo * p->raw_in_row + job->out_x * C * tsize
+                              : NULL;
+      void *out = dst->on_device ? (void *) dst_rows : (void *) raw_out;
+      long long out_pitch = dst->on_device ? dst->stride / (long long) tsize
+                                           : dst->width * C;
+
+      if ((err = cc_convert_from_float (dst->type, float_out, dst->width * C, out,
+                                        out_pitch, dst->width * C, (int) rows, copy,
+                                        src->width * C, C, job->mode, stream))
+          != cudaSuccess)
+        return err;
+    }
+  cudaEventRecord (lane->ev[2], stream);
+  if (!dst->on_device)
+    {
+      const char *from = p->raw_out_row ? raw_out : (const char *) float_out;
+
+      if (p->stage_out)
+        err = cudaMemcpyAsync (stage_out, from, rows * p->host_out_row,
+                               cudaMemcpyDeviceToHost, stream);
+      else
+        err = cudaMemcpy2DAsync (dst_rows, dst->stride, from, p->host_out_row,
+                                 p->host_out_row, rows, cudaMemcpyDefault, stream);
+      if (err != cudaSuccess)
+        return err;
+    }
+  cudaEventRecord (lane->ev[3], stream);
+  return cudaSuccess;
+}
+
+/* Waits for a lane's strip, copies a staged result out and counts it. */
+static cudaError_t
+finish_strip (const CcJob *job, const Plan *p, Lane *lane, CcResult *r)
+{
+  const CcImage *dst = job->dst;
+  const int64_t rows = lane->rows;
+  cudaError_t err;
+
+  if (rows == 0)
+    return cudaSuccess;
+  lane->rows = 0;
+  if ((err = cudaStreamSynchronize (lane->stream)) != cudaSuccess)
+    return err;
+  if (p->stage_out)
+    {
+      const char *from = lane->stage + (p->stage_in ? align_up ((rows + 2 * p->halo) *
+                                                                p->raw_in_row) : 0);
+      char *to = (char *) dst->data + lane->y0 * dst->stride;
+
+      for (int64_t y = 0; y < rows; y++)
+        memcpy (to + y * dst->stride, from + y * p->host_out_row, p->host_out_row);
+    }
+  r->upload_ms   += elapsed (lane, 0, 1);
+  r->kernel_ms   += elapsed (lane, 1, 2);
+  r->download_ms += elapsed (lane, 2, 3);
+  r->strips++;
+  return cudaSuccess;
+}
+
+/* Device buffers and staging for each lane, kept for the next call. */
+static cudaError_t
+lanes_reserve (struct _CcGpu *g, const CcJob *job, const Plan *p)
+{
+  const size_t need = strip_bytes (p, job, p->strip), stage = stage_bytes (p, p->strip);
+  cudaError_t err;
+
+  for (int l = 0; l < p->lanes; l++)
+    {
+      Lane *lane = &g->lane[l];
+
+      if (need > lane->scratch_bytes)
+        {
+          cudaFree (lane->scratch);
+          lane->scratch = NULL;
+          lane->scratch_bytes = 0;
+          if ((err = cudaMalloc (&lane->scratch, need)) != cudaSuccess)
+            return err;
+          lane->scratch_bytes = need;
+        }
+      if (stage > lane->stage_bytes)
+        {
+          cudaFreeHost (lane->stage);
+          lane->stage = NULL;
+          lane->stage_bytes = 0;
+          if ((err = cudaHostAlloc ((void **) &lane->stage, stage, cudaHostAllocPortable))
+              != cudaSuccess)
+            return err;
+          lane->stage_bytes = stage;
+        }
+    }
+  return cudaSuccess;
+}
+
+static ConvArgs
+conv_args (struct _CcGpu *g, const CcJob *job)
+{
+  ConvArgs a;
+
+  memset (&a, 0, sizeof a);
+  a.out_x       = (int) job->out_x;
+  a.channels    = job->channels;
+  a.alpha       = job->alpha;
+  a.weighted    = job->weighted;
+  memcpy (a.mode, job->mode, sizeof a.mode);
+  a.mask_width  = job->mask_width;
+  a.mask_height = job->mask_height;
+  a.border_x    = job->border;
+  a.inv_divisor = job->inv_divisor;
+  a.offset      = job->offset;
+  a.sum_abs     = job->sum_abs;
+  a.clamp       = job->clamp;
+  a.mask        = g->mask;
+  return a;
+}
+
+/* Waits for everything this context queued; drops the strips in flight. */
+static cudaError_t
+lanes_sync (struct _CcGpu *g)
+{
+  cudaError_t err = cudaStreamSynchronize (g->stream);
+
+  for (int l = 0; l < LANES; l++)
+    {
+      cudaError_t e = cudaStreamSynchronize (g->lane[l].stream);
+
+      g->lane[l].rows = 0;
+      if (err == cudaSuccess)
+        err = e;
+    }
+  return err;
+}
+
+/* After a failure: a sticky error leaves the context unusable, so later calls
+ * are told so at once (and 'auto' takes the CPU). */
+static CcStatus
+gpu_failed (struct _CcGpu *g, cudaError_t err, CcResult *r)
+{
+  CcStatus status = cc_gpu_status_of (err);
+
+  cudaGetLastError ();
+  if (lanes_sync (g) != cudaSuccess)
+    cc_gpu_set_status (g, CC_ERROR_GPU, "the GPU failed earlier: %s", cudaGetErrorString (err));
+  return cc_fail (r, status == CC_ERROR_OUT_OF_MEMORY ? status : CC_ERROR_GPU,
+                  "%s on the GPU: %s", status == CC_ERROR_OUT_OF_MEMORY ?
+                  "out of memory" : "error", cudaGetErrorString (err));
+}
+
+extern "C" CcStatus
+cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job,
+            CcResult *r)
+{
+  const int taps = job->mask_width * job->mask_height;
+  /* All but basic and fft read the mask from __constant__ memory. */
+  const bool constant = method != CC_METHOD_BASIC && method != CC_METHOD_FFT;
+  CcStatus status;
+  cudaError_t err;
+  Plan p;
+  ConvArgs a;
+  int64_t y0, i;
+
+  if ((status = cc_gpu_check (g, method, job, r->message, sizeof r->message)) != CC_OK)
+    return r->status = status;
+  r->message[0] = '\0';      /* the check leaves the device's name there */
+  /* Lanes share the memory: where that is too tight, one lane. */
+  if ((status = make_plan (g, budget, method, job, LANES, &p, r)) == CC_ERROR_OUT_OF_MEMORY)
+    status = make_plan (g, budget, method, job, 1, &p, r);
+  if (status != CC_OK)
+    return status;
+  r->message[0] = '\0';
+  r->status = CC_OK;
+  if (cc_job_tick (job, 0.0))
+    return cc_fail (r, CC_ERROR_CANCELLED, "cancelled");
+
+  if (cc_fault ("alloc"))
+    return gpu_failed (g, cudaErrorMemoryAllocation, r);
+  if ((err = lanes_reserve (g, job, &p)) != cudaSuccess)
+    return gpu_failed (g, err, r);
+
+  r->method_used = method;
+  snprintf (r->device, sizeof r->device, "%s", g->name);
+  a = conv_args (g, job);
+
+  if (constant)
+    pthread_mutex_lock (&cc_seed_constant_lock);
+  if (method == CC_METHOD_REGISTER)
+    err = cc_register_set_mask (job->mask, job->mask_width, job->mask_height, g->stream);
+  else if (method == CC_METHOD_SEPARABLE || method == CC_METHOD_FFT)
+    err = cudaSuccess;   /* each pass sets its own; fft keeps the spectrum */
+  else if (constant)
+    err = cc_seed_set_mask (job->mask, taps, g->stream);
+  else
+    err = cudaMemcpyAsync (g->mask, job->mask, sizeof (float) * taps,
+                           cudaMemcpyHostToDevice, g->stream);
+  /* The lanes read the mask: it must be there first. */
+  if (err == cudaSuccess)
+    err = cudaStreamSynchronize (g->stream);
+
+  /* Strip i runs on lane i % lanes; a lane's previous strip is finished
+   * (and its result copied out) before the lane takes the next. */
+  for (y0 = 0, i = 0; err == cudaSuccess && y0 < job->dst->height; y0 += p.strip, i++)
+    {
+      Lane *lane = &g->lane[i % p.lanes];
+      int64_t rows = job->dst->height - y0 < p.strip ? job->dst->height - y0 : p.strip;
+
+      if ((err = finish_strip (job, &p, lane, r)) != cudaSuccess)
+        break;
+      if (i >= p.lanes && cc_job_tick (job, (double) y0 / job->dst->height))
+        {
+          status = cc_fail (r, CC_ERROR_CANCELLED, "cancelled");
+          break;
+        }
+      err = start_strip (g, method, job, &p, lane, a, y0, rows);
+    }
+  /* The strips in flight, oldest first; after a failure or a cancel their
+   * results are dropped (gpu_failed waits for them). */
+  for (int k = 0; k < p.lanes && err == cudaSuccess && status == CC_OK; k++)
+    err = finish_strip (job, &p, &g->lane[(i + k) % p.lanes], r);
+  if (status != CC_OK && err == cudaSuccess)
+    err = lanes_sync (g);
+  if (err != cudaSuccess)
+    status = gpu_failed (g, err, r);
+  else if (status == CC_OK)
+    cc_job_tick (job, 1.0);
+  if (constant)
+    pthread_mutex_unlock (&cc_seed_constant_lock);   /* every lane is finished */
+  return status;
+}
