@@ -1,6 +1,7 @@
 /* The CPU path (method "cpu"): worker threads take tiles of the output; each
  * converts its tile's input, halo included, to float once, border resolved,
- * then adds one shifted row per mask tap (a loop the compiler vectorises).
+ * then adds one shifted row per mask tap (a loop the compiler vectorises),
+ * or for a rank-1 mask a column pass and a row pass.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -40,11 +41,41 @@ typedef struct
   float *plain;  /* TILE_W * C accumulators */
   float *kca;
   float *wabs;   /* TILE_W accumulators */
+  float *wsum;   /* the same spread over the row's samples */
+  float *line;   /* one input row's column sums (separable) */
   float *out;
 } Scratch;
 
+/* Colour times alpha (alpha itself in its own slot) and |alpha|, for each
+ * of n pixels; alpha is the last channel. */
+static inline __attribute__ ((always_inline)) void
+weigh (const float *in, int64_t n, int C, float *restrict ca, float *restrict absa)
+{
+  for (int64_t p = 0; p < n; p++)
+    {
+      const float alpha = in[p * C + C - 1];
+
+      for (int c = 0; c < C - 1; c++)
+        ca[p * C + c] = in[p * C + c] * alpha;
+      ca[p * C + C - 1] = alpha;
+      absa[p] = fabsf (alpha);
+    }
+}
+
+/* Each pixel's sum |k a| to its colour samples, 0 to its alpha sample. */
+static inline __attribute__ ((always_inline)) void
+spread (const float *restrict wabs, int64_t n, int C, float *restrict wsum)
+{
+  for (int64_t x = 0; x < n; x++)
+    {
+      for (int c = 0; c < C - 1; c++)
+        wsum[x * C + c] = wabs[x];
+      wsum[x * C + C - 1] = 0.0f;
+    }
+}
+
 /* Fills 'in' with the tile's input rows, border resolved, as float. */
-static void
+CC_HOT static void
 load_tile (const CcJob *job, int64_t x0, int64_t y0, int64_t in_w, int64_t in_h,
            Scratch *s)
 {
@@ -87,36 +118,113 @@ load_tile (const CcJob *job, int64_t x0, int64_t y0, int64_t in_w, int64_t in_h,
 
   if (job->weighted)
     {
-      const int a = job->alpha;
-
-      for (int64_t p = 0; p < in_w * in_h; p++)
-        {
-          const float *px = s->in + p * C;
-          float alpha = px[a];
-
-          for (int c = 0; c < C; c++)
-            s->ca[p * C + c] = c == a ? alpha : px[c] * alpha;
-          s->absa[p] = fabsf (alpha);
-        }
+      /* A constant C lets the loop vectorise. */
+      if (C == 4)
+        weigh (s->in, in_w * in_h, 4, s->ca, s->absa);
+      else if (C == 2)
+        weigh (s->in, in_w * in_h, 2, s->ca, s->absa);
+      else
+        weigh (s->in, in_w * in_h, C, s->ca, s->absa);
     }
 }
 
-/* acc[s] += k * in[s] over a row: the inner loop of every tap. */
-static void
-axpy (float *restrict acc, const float *restrict in, float k, int64_t n)
+/* acc[s] (+)= sum over taps t of k[t] * row[t][s], s < n: four taps a pass,
+ * so that the accumulator is read and written once for four; 'set' starts
+ * from zero instead of adding. */
+static inline __attribute__ ((always_inline)) void
+sum_taps (float *restrict acc, const float *const *row, const float *k, int taps,
+          int64_t n, bool set)
 {
-  for (int64_t s = 0; s < n; s++)
-    acc[s] += k * in[s];
+  int t = 0;
+
+  for (; t + 4 <= taps; t += 4, set = false)
+    {
+      const float *a = row[t], *b = row[t + 1], *c = row[t + 2], *d = row[t + 3];
+      const float ka = k[t], kb = k[t + 1], kc = k[t + 2], kd = k[t + 3];
+
+      if (set)
+        for (int64_t s = 0; s < n; s++)
+          acc[s] = ka * a[s] + kb * b[s] + kc * c[s] + kd * d[s];
+      else
+        for (int64_t s = 0; s < n; s++)
+          acc[s] += ka * a[s] + kb * b[s] + kc * c[s] + kd * d[s];
+    }
+  for (; t < taps; t++, set = false)
+    {
+      const float *a = row[t], ka = k[t];
+
+      if (set)
+        for (int64_t s = 0; s < n; s++)
+          acc[s] = ka * a[s];
+      else
+        for (int64_t s = 0; s < n; s++)
+          acc[s] += ka * a[s];
+    }
+  if (set)
+    memset (acc, 0, sizeof (float) * n);
 }
 
-static void
+/* Gathers the non-zero taps of a mask row (or column: 'step' apart) as
+ * rows of 'in' 'shift' floats apart, then sums them into acc. */
+static inline __attribute__ ((always_inline)) void
+sum_line (float *restrict acc, const float *in, int64_t shift, const float *mask, int step,
+          int count, bool absolute, int64_t n, bool set)
+{
+  const float *row[CC_MASK_MAX];
+  float k[CC_MASK_MAX];
+  int taps = 0;
+
+  for (int i = 0; i < count; i++)
+    {
+      const float v = absolute ? fabsf (mask[i * step]) : mask[i * step];
+
+      if (v != 0.0f)
+        {
+          row[taps] = in + i * shift;
+          k[taps++] = v;
+        }
+    }
+  sum_taps (acc, row, k, taps, n, set);
+}
+
+/* One output row's sums over 'in' (rows of in_w pixels of C samples, the
+ * first the output row's top halo row): every tap, or for a rank-1 mask
+ * u v^T a column pass into 'line' then a row pass, h + w taps instead of
+ * h * w.  'absolute' sums |k| instead of k (alpha weighting's sum |k a|,
+ * which stays rank-1: |u_j v_i| = |u_j| |v_i|). */
+CC_HOT static void
+sum_row (const CcJob *job, const float *in, int64_t in_w, int C, int64_t tw,
+         bool separable, bool absolute, float *line, float *acc)
+{
+  const int w = job->mask_width, h = job->mask_height;
+
+  if (separable)
+    {
+      sum_line (line, in, in_w * C, job->sep_u, 1, h, absolute, in_w * C, true);
+      sum_line (acc, line, C, job->sep_v, 1, w, absolute, tw * C, true);
+      return;
+    }
+  for (int j = 0; j < h; j++)
+    sum_line (acc, in + j * in_w * C, C, job->mask + j * w, 1, w, absolute, tw * C, j == 0);
+}
+
+/* Two passes pay once the mask is 5x5 or so (h + w well under h * w). */
+static bool
+use_separable (const CcJob *job)
+{
+  const int w = job->mask_width, h = job->mask_height;
+
+  return job->terms == 1 && w > 1 && h > 1 && 2 * (w + h) <= w * h;
+}
+
+CC_HOT static void
 compute_tile (const CcJob *job, int64_t x0, int64_t y0, int64_t tw, int64_t th,
               Scratch *s)
 {
   const CcImage *src = job->src, *dst = job->dst;
   const int C = job->channels, w = job->mask_width, h = job->mask_height;
   const int64_t in_w = tw + w - 1, in_h = th + h - 1;
-  const bool weighted = job->weighted;
+  const bool weighted = job->weighted, separable = use_separable (job);
 
   load_tile (job, x0, y0, in_w, in_h, s);
 
@@ -125,52 +233,31 @@ compute_tile (const CcJob *job, int64_t x0, int64_t y0, int64_t tw, int64_t th,
       char *out_row = (char *) dst->data + (y0 + r) * dst->stride;
       const char *src_row = (const char *) src->data + (job->out_y + y0 + r) * src->stride;
 
-      memset (s->plain, 0, sizeof (float) * tw * C);
+      sum_row (job, s->in + r * in_w * C, in_w, C, tw, separable, false, s->line, s->plain);
       if (weighted)
         {
-          memset (s->kca, 0, sizeof (float) * tw * C);
-          memset (s->wabs, 0, sizeof (float) * tw);
+          sum_row (job, s->ca + r * in_w * C, in_w, C, tw, separable, false, s->line,
+                   s->kca);
+          sum_row (job, s->absa + r * in_w, in_w, 1, tw, separable, true, s->line,
+                   s->wabs);
         }
-      for (int j = 0; j < h; j++)
+
+      /* One loop over the row's samples that vectorises: sum |k a| spread
+       * to every colour sample, 0 in alpha's (the plain formula there);
+       * copied channels are overwritten below. */
+      if (weighted)
         {
-          const int64_t row = (r + j) * in_w;
-
-          for (int i = 0; i < w; i++)
-            {
-              const float k = job->mask[j * w + i];
-
-              if (k == 0.0f)
-                continue;
-              axpy (s->plain, s->in + (row + i) * C, k, tw * C);
-              if (weighted)
-                {
-                  axpy (s->kca, s->ca + (row + i) * C, k, tw * C);
-                  axpy (s->wabs, s->absa + row + i, fabsf (k), tw);
-                }
-            }
+          if (C == 4)
+            spread (s->wabs, tw, 4, s->wsum);
+          else
+            spread (s->wabs, tw, C, s->wsum);
+          for (int64_t i = 0; i < tw * C; i++)
+            s->out[i] = cc_finish_weighted (s->plain[i], s->kca[i], s->wsum[i], job->sum_abs,
+                                            job->inv_divisor, job->offset, job->clamp);
         }
-
-      for (int64_t x = 0; x < tw; x++)
-        for (int c = 0; c < C; c++)
-          {
-            int64_t i = x * C + c;
-
-            switch (job->mode[c])
-              {
-              case CC_MODE_PLAIN:
-                s->out[i] = cc_finish (s->plain[i], job->inv_divisor, job->offset,
-                                       job->clamp);
-                break;
-              case CC_MODE_WEIGHTED:
-                s->out[i] = cc_finish_weighted (s->plain[i], s->kca[i], s->wabs[x],
-                                                job->sum_abs, job->inv_divisor,
-                                                job->offset, job->clamp);
-                break;
-              default:
-                s->out[i] = 0.0f;   /* copied exactly below */
-                break;
-              }
-          }
+      else
+        for (int64_t i = 0; i < tw * C; i++)
+          s->out[i] = cc_finish (s->plain[i], job->inv_divisor, job->offset, job->clamp);
       cc_samples_from_float (s->out, tw * C, dst->type,
                              out_row + x0 * C * cc_type_size (dst->type));
       for (int c = 0; c < C; c++)
@@ -191,6 +278,8 @@ scratch_free (Scratch *s)
   free (s->plain);
   free (s->kca);
   free (s->wabs);
+  free (s->wsum);
+  free (s->line);
   free (s->out);
 }
 
@@ -208,15 +297,17 @@ scratch_alloc (const CcJob *job, Scratch *s)
   s->in    = malloc (sizeof (float) * in_px * C);
   s->plain = malloc (sizeof (float) * TILE_W * C);
   s->out   = malloc (sizeof (float) * TILE_W * C);
+  s->line  = malloc (sizeof (float) * (TILE_W + job->mask_width - 1) * C);
   if (weighted)
     {
       s->ca   = malloc (sizeof (float) * in_px * C);
       s->absa = malloc (sizeof (float) * in_px);
       s->kca  = malloc (sizeof (float) * TILE_W * C);
       s->wabs = malloc (sizeof (float) * TILE_W);
+      s->wsum = malloc (sizeof (float) * TILE_W * C);
     }
-  if (!s->in || !s->plain || !s->out ||
-      (weighted && (!s->ca || !s->absa || !s->kca || !s->wabs)))
+  if (!s->in || !s->plain || !s->out || !s->line ||
+      (weighted && (!s->ca || !s->absa || !s->kca || !s->wabs || !s->wsum)))
     {
       scratch_free (s);
       return false;

@@ -78,7 +78,7 @@ cc_convolve_gold (const CcImage *src, int64_t out_x, int64_t out_y,
                 plain = kca * sum_abs / wabs;
               v = plain / mask->divisor + mask->offset;
               if (o->clamp)
-                v = fmin (fmax (v, 0.0), 1.0);
+                v = cc_clamp01 (v);
             }
           ((double *) ((char *) dst->data + y * dst->stride))[x * job.channels + c] = v;
         }

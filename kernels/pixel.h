@@ -17,6 +17,27 @@
 #define CC_HD static inline
 #endif
 
+/* Clamps to [0,1], NaN to 0, as fminf (fmaxf (v, 0), 1) does.  On the host
+ * as comparisons, which stay inline and vectorise: without -ffast-math
+ * fminf and fmaxf are library calls there. */
+CC_HD float
+cc_clamp01f (float v)
+{
+#ifdef __CUDA_ARCH__
+  return fminf (fmaxf (v, 0.0f), 1.0f);
+#else
+  v = v > 0.0f ? v : 0.0f;
+  return v < 1.0f ? v : 1.0f;
+#endif
+}
+
+CC_HD double
+cc_clamp01 (double v)
+{
+  v = v > 0.0 ? v : 0.0;
+  return v < 1.0 ? v : 1.0;
+}
+
 /* How one channel is computed. */
 enum
 {
@@ -60,16 +81,18 @@ CC_HD float
 cc_finish (float plain, float inv_divisor, float offset, int clamp)
 {
   float v = plain * inv_divisor + offset;
-  return clamp ? fminf (fmaxf (v, 0.0f), 1.0f) : v;
+  return clamp ? cc_clamp01f (v) : v;
 }
 
+/* Written as selects, not a branch, so that the CPU path's loop over a row
+ * vectorises. */
 CC_HD float
 cc_finish_weighted (float plain, float kca, float wabs, float sum_abs,
                     float inv_divisor, float offset, int clamp)
 {
-  if (wabs != 0.0f)
-    plain = kca * (sum_abs / wabs);
-  return cc_finish (plain, inv_divisor, offset, clamp);
+  const float weighted = kca * (sum_abs / (wabs != 0.0f ? wabs : 1.0f));
+
+  return cc_finish (wabs != 0.0f ? weighted : plain, inv_divisor, offset, clamp);
 }
 
 /* IEEE half <-> float, round to nearest even (host side; CUDA has its own). */
@@ -145,22 +168,19 @@ cc_float_to_half (float f)
 CC_HD uint8_t
 cc_float_to_u8 (float v)
 {
-  v = fminf (fmaxf (v, 0.0f), 1.0f);
-  return (uint8_t) (v * 255.0f + 0.5f);
+  return (uint8_t) (int32_t) (cc_clamp01f (v) * 255.0f + 0.5f);
 }
 
 CC_HD uint16_t
 cc_float_to_u16 (float v)
 {
-  v = fminf (fmaxf (v, 0.0f), 1.0f);
-  return (uint16_t) (v * 65535.0f + 0.5f);
+  return (uint16_t) (int32_t) (cc_clamp01f (v) * 65535.0f + 0.5f);
 }
 
 CC_HD uint32_t
 cc_double_to_u32 (double v)
 {
-  v = fmin (fmax (v, 0.0), 1.0);
-  return (uint32_t) (v * 4294967295.0 + 0.5);
+  return (uint32_t) (cc_clamp01 (v) * 4294967295.0 + 0.5);
 }
 
 #endif /* CC_PIXEL_H */

@@ -4,10 +4,11 @@
  */
 #include "config.h"
 
+#include "engine.h"
 #include "pixel.h"
 #include "samples.h"
 
-void
+CC_HOT void
 cc_samples_to_float (const void *row, CcType type, int64_t first, int64_t count,
                      float *out)
 {
@@ -42,7 +43,7 @@ cc_samples_to_float (const void *row, CcType type, int64_t first, int64_t count,
     }
 }
 
-void
+CC_HOT void
 cc_samples_from_float (const float *in, int64_t count, CcType type, void *row)
 {
   int64_t i;
@@ -96,10 +97,10 @@ cc_sample_set (void *row, CcType type, int64_t i, double v)
   switch (type)
     {
     case CC_TYPE_U8:
-      ((uint8_t *) row)[i] = (uint8_t) (fmin (fmax (v, 0.0), 1.0) * 255.0 + 0.5);
+      ((uint8_t *) row)[i] = (uint8_t) (cc_clamp01 (v) * 255.0 + 0.5);
       break;
     case CC_TYPE_U16:
-      ((uint16_t *) row)[i] = (uint16_t) (fmin (fmax (v, 0.0), 1.0) * 65535.0 + 0.5);
+      ((uint16_t *) row)[i] = (uint16_t) (cc_clamp01 (v) * 65535.0 + 0.5);
       break;
     case CC_TYPE_U32:
       ((uint32_t *) row)[i] = cc_double_to_u32 (v);

@@ -185,8 +185,9 @@ render_compute (const RenderSource *src, const RenderSettings *s, CcContext *ctx
   return dst.data;
 }
 
-/* Host memory a band may take (source and result), so that layers of any
- * size run in bounded memory; CUDA_CONVOLVE_HOST_BUDGET (bytes) sets it. */
+/* Host memory the bands in flight may take (two sources and a result), so
+ * that layers of any size run in bounded memory; CUDA_CONVOLVE_HOST_BUDGET
+ * (bytes) sets it. */
 static gsize
 band_budget (void)
 {
@@ -196,18 +197,100 @@ band_budget (void)
   return bytes > 0 ? bytes : 256 << 20;
 }
 
+/* Bands of about this many bytes, so that reading one band, computing the
+ * next and writing a third overlap. */
+#define BAND_BYTES (8 << 20)
+
+/* One band's computation, on a worker thread: the engine never calls
+ * libgimp, so the main thread reads and writes other bands meanwhile. */
 typedef struct
 {
-  gdouble done;    /* fraction of the whole before this band */
-  gdouble share;   /* this band's fraction of the whole */
-} BandProgress;
+  RenderSource         *source;
+  const RenderSettings *settings;
+  CcContext            *ctx;
+  guchar               *pixels;     /* the result, or NULL and 'error' */
+  CcResult              result;
+  GError               *error;
+  GThread              *thread;
+  GMutex                lock;
+  GCond                 cond;
+  gboolean              done;       /* under 'lock' */
+  gdouble               fraction;   /* progress, under 'lock' */
+} BandJob;
 
 static void
-report_progress (gdouble fraction, gpointer data)
+band_progress (gdouble fraction, gpointer data)
 {
-  const BandProgress *band = data;
+  BandJob *job = data;
 
-  gimp_progress_update (band->done + fraction * band->share);
+  g_mutex_lock (&job->lock);
+  job->fraction = fraction;
+  g_mutex_unlock (&job->lock);
+}
+
+static gpointer
+band_compute (gpointer data)
+{
+  BandJob *job = data;
+
+  job->pixels = render_compute (job->source, job->settings, job->ctx, band_progress, NULL,
+                                job, &job->result, &job->error);
+  g_mutex_lock (&job->lock);
+  job->done = TRUE;
+  g_cond_signal (&job->cond);
+  g_mutex_unlock (&job->lock);
+  return NULL;
+}
+
+static BandJob *
+band_start (RenderSource *source, const RenderSettings *s, CcContext *ctx)
+{
+  BandJob *job = g_new0 (BandJob, 1);
+
+  job->source = source;
+  job->settings = s;
+  job->ctx = ctx;
+  g_mutex_init (&job->lock);
+  g_cond_init (&job->cond);
+  if (!(job->thread = g_thread_try_new ("convolve", band_compute, job, NULL)))
+    band_compute (job);   /* no thread to spare: here, then */
+  return job;
+}
+
+/* Waits for a band, moving GIMP's progress bar (main thread only). */
+static void
+band_wait (BandJob *job, const GeglRectangle *all)
+{
+  const gdouble done = (gdouble) (job->source->out.y - all->y) / all->height;
+  const gdouble share = (gdouble) job->source->out.height / all->height;
+
+  g_mutex_lock (&job->lock);
+  while (!job->done)
+    {
+      const gdouble fraction = job->fraction;
+
+      g_mutex_unlock (&job->lock);
+      gimp_progress_update (done + fraction * share);
+      g_mutex_lock (&job->lock);
+      if (!job->done)
+        g_cond_wait_until (&job->cond, &job->lock,
+                           g_get_monotonic_time () + 100 * G_TIME_SPAN_MILLISECOND);
+    }
+  g_mutex_unlock (&job->lock);
+  if (job->thread)
+    g_thread_join (job->thread);
+  job->thread = NULL;
+}
+
+static void
+band_free (BandJob *job)
+{
+  render_source_free (job->source);
+  g_free (job->pixels);
+  g_clear_error (&job->error);
+  g_mutex_clear (&job->lock);
+  g_cond_clear (&job->cond);
+  g_free (job);
 }
 
 gboolean
@@ -215,63 +298,76 @@ render_drawable (GimpImage *image, GimpDrawable *drawable, const RenderSettings 
                  CcContext *ctx, CcResult *result, GError **error)
 {
   const gint ry = (s->height - 1) / 2;
+  const Babl *format = render_format (drawable, s->linear);
   GeglRectangle all, band;
   GeglBuffer *shadow;
+  BandJob *computing = NULL;
+  RenderSource *source;
   gint x, width, rows;
   gsize row_bytes;
-  CcResult part;
-  gboolean ok = TRUE;
 
   memset (result, 0, sizeof *result);
   if (!gimp_drawable_mask_intersect (drawable, &all.x, &all.y, &all.width, &all.height))
     return TRUE;   /* the selection misses this drawable: nothing to do */
 
-  /* Bands of output rows, each read with its halo, so the plug-in's memory
-   * stays bounded whatever the layer's size. */
+  /* Bands of output rows, each read with its halo: memory stays bounded
+   * whatever the layer's size, and band k + 1 is read and band k - 1
+   * written while band k is computed. */
   source_columns (drawable, &all, s, &x, &width);
-  row_bytes = (gsize) (width + all.width) *
-              babl_format_get_bytes_per_pixel (render_format (drawable, s->linear));
-  rows = (gint) MAX ((gint64) (band_budget () / row_bytes) - 2 * ry, 1);
+  row_bytes = (gsize) (width + all.width) * babl_format_get_bytes_per_pixel (format);
+  rows = (gint) MAX ((gint64) (band_budget () / 3 / row_bytes) - 2 * ry, 1);
+  rows = MIN (rows, MAX ((gint) (BAND_BYTES / row_bytes), 64));
 
   gimp_progress_init ("CUDA convolution");
   shadow = gimp_drawable_get_shadow_buffer (drawable);
   band = all;
-  for (gint y = all.y; y < all.y + all.height; y += rows)
+  band.height = MIN (rows, all.height);
+  if ((source = render_read (drawable, &band, s, error)))
+    computing = band_start (source, s, ctx);
+  while (computing)
     {
-      BandProgress progress;
-      RenderSource *source;
-      guchar *pixels;
+      BandJob *done = computing;
+      RenderSource *next = NULL;
 
-      band.y = y;
-      band.height = MIN (rows, all.y + all.height - y);
-      progress.done = (gdouble) (y - all.y) / all.height;
-      progress.share = (gdouble) band.height / all.height;
-      if (!(source = render_read (drawable, &band, s, error)))
+      band.y += band.height;
+      band.height = MIN (rows, all.y + all.height - band.y);
+      if (band.height > 0 && !(next = render_read (drawable, &band, s, error)))
         {
-          ok = FALSE;
+          band_wait (done, &all);
+          band_free (done);
           break;
         }
-      pixels = render_compute (source, s, ctx, report_progress, NULL, &progress, &part, error);
-      render_source_free (source);
-      if (!(ok = pixels != NULL))
-        break;
-      gegl_buffer_set (shadow, &band, 0, render_format (drawable, s->linear), pixels,
+      band_wait (done, &all);
+      if (!done->pixels)
+        {
+          g_propagate_error (error, g_steal_pointer (&done->error));
+          render_source_free (next);
+          band_free (done);
+          break;
+        }
+      /* The next band computes while this one goes to GIMP. */
+      computing = next ? band_start (next, s, ctx) : NULL;
+      gegl_buffer_set (shadow, &done->source->out, 0, format, done->pixels,
                        GEGL_AUTO_ROWSTRIDE);
-      g_free (pixels);
-      result->method_used = part.method_used;
-      memcpy (result->device, part.device, sizeof result->device);
-      result->total_ms += part.total_ms;
-      result->strips += part.strips;
+      gegl_buffer_flush (shadow);
+      result->method_used = done->result.method_used;
+      memcpy (result->device, done->result.device, sizeof result->device);
+      result->total_ms += done->result.total_ms;
+      result->strips += done->result.strips;
+      band_free (done);
+      if (!next)
+        {
+          /* Every band is in the shadow buffer: one merge, through the
+           * selection mask, as one undo step. */
+          g_object_unref (shadow);
+          gimp_image_undo_group_start (image);
+          gimp_drawable_merge_shadow (drawable, TRUE);
+          gimp_image_undo_group_end (image);
+          gimp_drawable_update (drawable, all.x, all.y, all.width, all.height);
+          gimp_progress_update (1.0);
+          return TRUE;
+        }
     }
-  g_object_unref (shadow);   /* flushes it */
-  if (!ok)
-    return FALSE;   /* nothing merged: the drawable is as it was */
-
-  /* One merge, through the selection mask, as one undo step. */
-  gimp_image_undo_group_start (image);
-  gimp_drawable_merge_shadow (drawable, TRUE);
-  gimp_image_undo_group_end (image);
-  gimp_drawable_update (drawable, all.x, all.y, all.width, all.height);
-  gimp_progress_update (1.0);
-  return TRUE;
+  g_object_unref (shadow);
+  return FALSE;   /* nothing merged: the drawable is as it was */
 }

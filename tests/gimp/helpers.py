@@ -207,6 +207,37 @@ def convolve_case(what, model="RGBA", stype="u8", w=13, h=9, hdr=False, matrix=N
 
 
 
+def rounded(stype, v):
+    """v as a sample of that type stores it: clamped and rounded to nearest."""
+    if stype == "half":
+        return struct.unpack("<e", struct.pack("<e", v))[0]
+    if stype in ("float", "double"):
+        return v
+    top = TYPES[stype][2]
+    return math.floor(min(max(v, 0.0), 1.0) * top + 0.5) / top
+
+
+def check_rounding(got, want, stype, bound, what):
+    """Every sample is 'want' rounded once to the type, to nearest: between
+    the roundings of want - bound and want + bound (rounding is monotonic),
+    one value where 'want' is not within 'bound' of a boundary."""
+    bad, samples, where = 0, 0, None
+    for y, row in enumerate(want):
+        for x, p in enumerate(row):
+            for c, v in enumerate(p):
+                samples += 1
+                g = got[y][x][c]
+                if stype == "float":
+                    ok = abs(g - v) <= bound
+                else:
+                    ok = rounded(stype, v - bound) <= g <= rounded(stype, v + bound)
+                if not ok:
+                    bad += 1
+                    where = where or (x, y, c, g, v, rounded(stype, v))
+    return check(bad == 0, "%s: %d samples rounded once to nearest, %d not (first: %s)"
+                 % (what, samples, bad, where))
+
+
 def summary(name):
     """Prints the count; raises (GIMP then exits non-zero) when any failed."""
     print("%s: %d checks, %d failures" % (name, stats["checks"], len(failures)))

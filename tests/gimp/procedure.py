@@ -73,6 +73,28 @@ def test_precisions():
             k += 1
 
 
+def test_native_rounding():
+    """Each precision travels in its own type and is rounded once, to
+    nearest: 8- and 16-bit samples are round(v * max), half samples the
+    nearest half, of the exact value give or take the engine's error bound
+    (for 8-bit that is one value almost everywhere)."""
+    for stype in ("u8", "u16", "half", "float"):
+        for model in ("Y", "RGBA"):
+            hdr = stype in ("half", "float")
+            m = [rng.uniform(-0.5, 1.0) for _ in range(9)]
+            image, layer, px = new_image(31, 23, model, stype, hdr)
+            before = px.read()
+            status, values = run(image, [layer], mask_width=3, mask_height=3, matrix=m,
+                                 divisor=sum(m), border="mirror", clamp=not hdr)
+            what = "native rounding, %s %s" % (model, stype)
+            if check(status == Gimp.PDBStatusType.SUCCESS, "%s: runs %s" % (what, values)):
+                want = reference.convolve(before, m, 3, 3, sum(m), 0.0, "mirror", not hdr,
+                                          MODELS[model][3], True, True)
+                bound = tolerance("float", m, sum(m), hdr)[0]
+                check_rounding(px.read(), want, stype, bound, what)
+            image.delete()
+
+
 def test_selection():
     image, layer, px = new_image(17, 13)
     before_raw, before = px.raw(), px.read()
@@ -232,8 +254,8 @@ def test_errors():
     image.delete()
 
 
-for test in (test_presets, test_matrices, test_precisions, test_selection, test_layers,
-             test_linear, test_errors):
+for test in (test_presets, test_matrices, test_precisions, test_native_rounding,
+             test_selection, test_layers, test_linear, test_errors):
     test()
 
 summary("GIMP Python")
