@@ -49,9 +49,39 @@ run ()   # interpreter, batch command, log name
 }
 run python-fu-eval "exec(open('$srcdir/tests/gimp/procedure.py').read())" python
 run plug-in-script-fu-eval "(load \"$srcdir/tests/gimp/procedure.scm\")" script-fu
-# Two short starts under other environments: a host budget of a few rows
-# (the plug-in works in many bands), and an injected engine failure.
+# Short starts under other environments: a host budget of a few rows (the
+# plug-in works in many bands), an injected engine failure, a kill.
 env_test="exec(open('$srcdir/tests/gimp/environment.py').read())"
 CC_TEST_MODE=bands CUDA_CONVOLVE_HOST_BUDGET=2000 run python-fu-eval "$env_test" bands
 CC_TEST_MODE=fault CUDA_CONVOLVE_FAULT=cpu run python-fu-eval "$env_test" fault
+
+# GIMP's Cancel kills the plug-in: so does this, half a second into the one
+# long call of the "killed" start, and notes when.
+plug_in_pid ()   # the plug-in running a procedure (GIMP passes -run), not a query
+{
+  for d in /proc/[0-9]*; do
+    case "$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null)" in
+      */plug-in-cuda-convolve\ *-run*) echo "${d#/proc/}"; return ;;
+    esac
+  done
+}
+kill_plug_in ()
+{
+  i=0
+  while [ $i -lt 1200 ]; do
+    pid=$(plug_in_pid)
+    if [ -n "$pid" ]; then
+      sleep 0.5
+      kill -9 "$pid" 2>/dev/null && date +%s.%N >"$tmp/killed"
+      return
+    fi
+    sleep 0.05
+    i=$((i + 1))
+  done
+}
+kill_plug_in &
+killer=$!
+CC_TEST_MODE=killed CC_KILL_FILE="$tmp/killed" run python-fu-eval "$env_test" killed
+kill $killer 2>/dev/null
+wait $killer 2>/dev/null
 exit $status

@@ -150,6 +150,47 @@ test_faults (CcContext *ctx)
   }
 }
 
+static bool
+cancel_after_two (void *data)
+{
+  return ++*(int *) data > 2;
+}
+
+/* Cancel through the engine's hook while strips are in flight on several
+ * streams: the call stops and says so; the next call works. */
+static void
+test_cancel (CcContext *ctx)
+{
+  const int64_t w = 4096, h = 1024;
+  uint8_t *in = malloc (w * h * 4), *out = malloc (w * h * 4);
+  double m[25];
+  CcImage src = { in, CC_TYPE_U8, 4, w, h, w * 4, false };
+  CcImage dst = { out, CC_TYPE_U8, 4, w, h, w * 4, false };
+  CcMask mask = { 5, 5, m, 25.0, 0.0 };
+  CcOptions o;
+  CcResult r;
+  CcStatus st;
+  int polls = 0;
+
+  for (int i = 0; i < 25; i++)
+    m[i] = 1.0;
+  for (int64_t i = 0; i < w * h * 4; i++)
+    in[i] = (uint8_t) check_rand ();
+  cc_options_init (&o);
+  o.method = CC_METHOD_REGISTER;
+  o.cancel = cancel_after_two;
+  o.user_data = &polls;
+  st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
+  CHECK (st == CC_ERROR_CANCELLED && r.strips < 8,
+         "cancel with strips in flight: %s after %d strips", cc_status_name (st), r.strips);
+  o.cancel = NULL;
+  st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
+  CHECK (st == CC_OK && r.strips > 1, "after a cancel: %s, %d strips '%s'",
+         cc_status_name (st), r.strips, r.message);
+  free (in);
+  free (out);
+}
+
 #ifdef HAVE_CUDA
 /* Repeated calls reuse the context's buffers: device memory stays put, and
  * freeing the context gives it back. */
@@ -226,6 +267,7 @@ main (void)
       check_threads (ctx, CC_METHOD_CONSTANT);
       check_threads (ctx, CC_METHOD_TILED);
       check_threads (ctx, CC_METHOD_REGISTER);
+      test_cancel (ctx);
       test_faults (ctx);
 #ifdef HAVE_CUDA
       test_no_leak ();

@@ -1,15 +1,18 @@
 # plug-in-cuda-convolve under environments set before GIMP starts
 # (tests/test-gimp.sh starts GIMP once for each):
-#   CC_TEST_MODE=bands  CUDA_CONVOLVE_HOST_BUDGET tiny: the layer goes through
-#                       in many bands, masks taller than a band, folds at
-#                       the top and bottom edges, a selection;
-#   CC_TEST_MODE=fault  CUDA_CONVOLVE_FAULT=cpu: the engine fails; the call
-#                       says so and leaves pixels and undo state as they were.
+#   CC_TEST_MODE=bands   CUDA_CONVOLVE_HOST_BUDGET tiny: the layer goes through
+#                        in many bands, masks taller than a band, folds at
+#                        the top and bottom edges, a selection;
+#   CC_TEST_MODE=fault   CUDA_CONVOLVE_FAULT=cpu: the engine fails; the call
+#                        says so and leaves pixels and undo state as they were;
+#   CC_TEST_MODE=killed  the plug-in is killed mid-run, as GIMP's Cancel
+#                        does: the same.
 #
 # SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
 
 import os
 import sys
+import time
 
 sys.path.insert(0, os.environ["CC_TEST_DIR"])
 from helpers import *  # noqa: E402,F401,F403
@@ -46,5 +49,32 @@ def test_fault():
     image.delete()
 
 
-{"bands": test_bands, "fault": test_fault}[os.environ["CC_TEST_MODE"]]()
+def test_killed():
+    """GIMP's Cancel on the progress bar kills the plug-in; tests/test-gimp.sh
+    does the same from outside, half a second into this long call, and
+    writes the time it did so to CC_KILL_FILE.  The call must fail at once
+    and leave the layer and its undo state as they were (the one merge
+    comes last)."""
+    image, layer, px = new_image(800, 600)
+    raw = px.raw()
+    m = [rng.uniform(-0.5, 1.0) for _ in range(127 * 127)]
+    status, values = run(image, [layer], mask_width=127, mask_height=127, matrix=m,
+                         divisor=sum(m), method="cpu")
+    returned = time.time()
+    try:
+        with open(os.environ["CC_KILL_FILE"]) as f:
+            killed = float(f.read())
+    except (OSError, ValueError):
+        killed = None
+    check(killed is not None and status != Gimp.PDBStatusType.SUCCESS,
+          "killed mid-run (at %s), the call fails: %s %r" % (killed, status, values))
+    if killed is not None:
+        check(returned - killed < 1.0, "the call returns %.2f s after the kill"
+              % (returned - killed))
+    check(px.raw() == raw and not image.is_dirty(),
+          "after the kill the pixels and the undo state are as they were")
+    image.delete()
+
+
+{"bands": test_bands, "fault": test_fault, "killed": test_killed}[os.environ["CC_TEST_MODE"]]()
 summary("GIMP %s" % os.environ["CC_TEST_MODE"])
