@@ -33,46 +33,6 @@ static FILE *markdown;
 static const char *only;        /* --only METHOD: time just that one */
 static int only_mask;           /* --mask K: just that 2D mask size */
 static bool no_1d;              /* --no-1d */
-/* Times fn(data) on stream 0 with events: median ms of RUNS after WARMUP. */
-static double
-time_events (void (*fn) (void *), void *data)
-{
-  cudaEvent_t a, b;
-  double t[RUNS];
-
-  cudaEventCreate (&a);
-  cudaEventCreate (&b);
-  for (int i = 0; i < WARMUP; i++)
-    fn (data);
-  for (int i = 0; i < RUNS; i++)
-    {
-      float ms;
-      cudaEventRecord (a, 0);
-      fn (data);
-      cudaEventRecord (b, 0);
-      bench_die (cudaEventSynchronize (b), "timing");
-      cudaEventElapsedTime (&ms, a, b);
-      t[i] = ms;
-    }
-  cudaEventDestroy (a);
-  cudaEventDestroy (b);
-  return bench_median (t, RUNS);
-}
-
-typedef struct
-{
-  void   *dst;
-  void   *src;
-  size_t  bytes;
-} Copy;
-
-static void
-run_copy (void *data)
-{
-  Copy *c = data;
-  bench_die (cudaMemcpyAsync (c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, 0), "copy");
-}
-
 /* Checks three 8x8 (or 64x1) regions of the GPU result against the gold;
  * returns the worst error over the bound (<= 1 passes). */
 static double
@@ -298,7 +258,7 @@ time_npp (const CcImage *src, const CcImage *dst, const CcMask *mask)
   bench_die (cudaMalloc ((void **) &dk, sizeof (float) * k * k), "alloc");
   bench_die (cudaMemcpy (dk, kernel, sizeof (float) * k * k, cudaMemcpyHostToDevice), "upload");
   run.kernel = dk;
-  ms = time_events (run_npp, &run);
+  ms = bench_time_events (run_npp, &run, WARMUP, RUNS);
   cudaFree (dk);
   return ms;
 }
@@ -312,7 +272,6 @@ bench_2d (CcContext *ctx, int size)
   const size_t bytes = n * sizeof (float);
   CcImage host = { malloc (bytes), CC_TYPE_FLOAT, 4, size, size, size * 16, false };
   CcImage src = host, dst = host;
-  Copy copy;
   double floor_ms, ms[N_METHODS], values[31 * 31];
   char title[160], name[32];
 
@@ -322,8 +281,7 @@ bench_2d (CcContext *ctx, int size)
   bench_die (cudaMalloc (&src.data, bytes), "alloc");
   bench_die (cudaMalloc (&dst.data, bytes), "alloc");
   bench_die (cudaMemcpy (src.data, host.data, bytes, cudaMemcpyHostToDevice), "upload");
-  copy = (Copy) { dst.data, src.data, bytes };
-  floor_ms = time_events (run_copy, &copy);
+  floor_ms = bench_time_copy (dst.data, src.data, bytes, WARMUP, RUNS);
 
   snprintf (title, sizeof title,
             "2D: %dx%d RGBA float on the GPU, border extend, random (non-separable) masks, ms",
@@ -383,7 +341,6 @@ bench_1d (CcContext *ctx, int64_t n, int taps)
   CcImage src = host, dst = host;
   double values[127], sum = 0.0, ms[N_METHODS];
   CcMask mask = { taps, 1, values, 1.0, 0.0 };
-  Copy copy;
   char title[128], name[16];
 
   src.on_device = dst.on_device = true;
@@ -395,14 +352,13 @@ bench_1d (CcContext *ctx, int64_t n, int taps)
   bench_die (cudaMalloc (&src.data, bytes), "alloc");
   bench_die (cudaMalloc (&dst.data, bytes), "alloc");
   bench_die (cudaMemcpy (src.data, host.data, bytes, cudaMemcpyHostToDevice), "upload");
-  copy = (Copy) { dst.data, src.data, bytes };
 
   snprintf (title, sizeof title, "1D: n = 2^%d floats, %d taps, ms", (int) log2 ((double) n),
             taps);
-  header (title, time_events (run_copy, &copy));
+  header (title, bench_time_copy (dst.data, src.data, bytes, WARMUP, RUNS));
   run_methods (ctx, &host, &src, &dst, &mask, ms);
   snprintf (name, sizeof name, "%dx1", taps);
-  row (name, time_events (run_copy, &copy), 0.0, ms);
+  row (name, bench_time_copy (dst.data, src.data, bytes, WARMUP, RUNS), 0.0, ms);
   cudaFree (src.data);
   cudaFree (dst.data);
   free (host.data);

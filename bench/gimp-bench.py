@@ -10,14 +10,18 @@
 import os
 import random
 import statistics
+import sys
 import time
 
-from gi.repository import Gegl, Gimp, GObject
+# The GIMP tests' helpers call the procedure the same way.
+os.environ.setdefault("CC_TEST_DIR", os.path.join(os.getcwd(), "tests", "gimp"))
+sys.path.insert(0, os.environ["CC_TEST_DIR"])
+from helpers import run  # noqa: E402
+
+from gi.repository import Gegl, Gimp  # noqa: E402
 
 SIZE = int(os.environ.get("BENCH_SIZE", "4096"))
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
-pdb = Gimp.get_pdb()
-proc = pdb.lookup_procedure("plug-in-cuda-convolve")
 rng = random.Random(20261121)
 
 
@@ -55,23 +59,11 @@ def builtin_5x5(image, layer):
     layer.merge_filter(f)
 
 
-def ours(image, layer, method="auto", **args):
-    cfg = proc.create_config()
-    cfg.set_property("image", image)
-    cfg.set_core_object_array("drawables", [layer])
-    cfg.set_property("method", method)
-    for key, value in args.items():
-        key = key.replace("_", "-")
-        if key == "matrix":
-            gv = GObject.Value(Gimp.DoubleArray)
-            Gimp.value_set_double_array(gv, [float(v) for v in value])
-            cfg.set_property("matrix", gv.get_boxed())
-        else:
-            cfg.set_property(key, value)
-    result = proc.run(cfg)
-    if result.index(0) != Gimp.PDBStatusType.SUCCESS:
-        raise RuntimeError("plug-in-cuda-convolve failed: %s" % result.index(1))
-    return result.index(1), result.index(2), result.index(3)
+def ours(image, layer, **args):
+    status, values = run(image, [layer], **args)
+    if status != Gimp.PDBStatusType.SUCCESS:
+        raise RuntimeError("plug-in-cuda-convolve failed: %s" % values[0])
+    return values
 
 
 def binomial(n):

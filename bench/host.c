@@ -95,8 +95,7 @@ bench_host_to_host (CcContext *ctx, int size)
   CcImage page_dst = image_u8 (malloc (bytes), size, false);
   CcImage cpu_dst = image_u8 (malloc (bytes), size, false);
   CcImage dev_src = image_u8 (NULL, size, true), dev_dst = image_u8 (NULL, size, true);
-  double values[25], t[RUNS], upload, kernel, pinned, pageable, download;
-  cudaEvent_t a, b;
+  double values[25], upload, kernel, pinned, pageable, download;
   CcMask mask;
   CcOptions o;
   CcResult r;
@@ -116,39 +115,9 @@ bench_host_to_host (CcContext *ctx, int size)
   cc_options_init (&o);
   o.has_alpha = true;
 
-  /* One page-locked upload of the 8-bit image, CUDA events. */
-  cudaEventCreate (&a);
-  cudaEventCreate (&b);
-  for (int i = 0; i < WARMUP + RUNS; i++)
-    {
-      float ms;
-
-      cudaEventRecord (a, 0);
-      bench_die (cudaMemcpyAsync (dev_src.data, pin_src.data, bytes, cudaMemcpyHostToDevice, 0),
-                 "upload");
-      cudaEventRecord (b, 0);
-      bench_die (cudaEventSynchronize (b), "upload");
-      cudaEventElapsedTime (&ms, a, b);
-      if (i >= WARMUP)
-        t[i - WARMUP] = ms;
-    }
-  upload = bench_median (t, RUNS);
-  for (int i = 0; i < WARMUP + RUNS; i++)
-    {
-      float ms;
-
-      cudaEventRecord (a, 0);
-      bench_die (cudaMemcpyAsync (pin_dst.data, dev_src.data, bytes, cudaMemcpyDeviceToHost, 0),
-                 "download");
-      cudaEventRecord (b, 0);
-      bench_die (cudaEventSynchronize (b), "download");
-      cudaEventElapsedTime (&ms, a, b);
-      if (i >= WARMUP)
-        t[i - WARMUP] = ms;
-    }
-  download = bench_median (t, RUNS);
-  cudaEventDestroy (a);
-  cudaEventDestroy (b);
+  /* One page-locked upload of the 8-bit image, and one download. */
+  upload = bench_time_copy (dev_src.data, pin_src.data, bytes, WARMUP, RUNS);
+  download = bench_time_copy (pin_dst.data, dev_src.data, bytes, WARMUP, RUNS);
 
   /* The kernel alone: the image already on the device, 8-bit in and out
    * (conversions included). */

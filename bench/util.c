@@ -47,6 +47,56 @@ bench_die (cudaError_t err, const char *what)
 }
 
 double
+bench_time_events (void (*fn) (void *), void *data, int warmup, int runs)
+{
+  cudaEvent_t a, b;
+  double t[64];
+
+  runs = runs > 64 ? 64 : runs;
+  cudaEventCreate (&a);
+  cudaEventCreate (&b);
+  for (int i = 0; i < warmup; i++)
+    fn (data);
+  for (int i = 0; i < runs; i++)
+    {
+      float ms;
+
+      cudaEventRecord (a, 0);
+      fn (data);
+      cudaEventRecord (b, 0);
+      bench_die (cudaEventSynchronize (b), "timing");
+      cudaEventElapsedTime (&ms, a, b);
+      t[i] = ms;
+    }
+  cudaEventDestroy (a);
+  cudaEventDestroy (b);
+  return bench_median (t, runs);
+}
+
+typedef struct
+{
+  void       *dst;
+  const void *src;
+  size_t      bytes;
+} Copy;
+
+static void
+run_copy (void *data)
+{
+  Copy *c = data;
+
+  bench_die (cudaMemcpyAsync (c->dst, c->src, c->bytes, cudaMemcpyDefault, 0), "copy");
+}
+
+double
+bench_time_copy (void *dst, const void *src, size_t bytes, int warmup, int runs)
+{
+  Copy copy = { dst, src, bytes };
+
+  return bench_time_events (run_copy, &copy, warmup, runs);
+}
+
+double
 bench_now_ms (void)
 {
   struct timespec ts;

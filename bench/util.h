@@ -1,4 +1,5 @@
-/* What the two benchmark programs share: random data, medians, CUDA errors.
+/* What the two benchmark programs share: random data, medians, CUDA errors,
+ * timing with CUDA events.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -13,6 +14,11 @@ float  bench_rand01 (void);
 double bench_median (double *v, int n);
 /* Exits with a message unless err is cudaSuccess. */
 void   bench_die    (cudaError_t err, const char *what);
+/* Times fn(data) on stream 0 with CUDA events: the median ms of 'runs'
+ * (at most 64) after 'warmup' calls. */
+double bench_time_events (void (*fn) (void *), void *data, int warmup, int runs);
+/* The same for one copy; the pointers say its direction. */
+double bench_time_copy   (void *dst, const void *src, size_t bytes, int warmup, int runs);
 /* Milliseconds on a monotonic clock. */
 double bench_now_ms (void);
 
