@@ -96,9 +96,10 @@ time_method (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcMas
 }
 
 /* One table row: a mask's times for every method (NAN: it cannot take
- * the mask; INFINITY: a wrong result), the best, and the best over NPP. */
+ * the mask; INFINITY: a wrong result), the best, its bandwidth (the image
+ * read and written once: 'bytes' in all), and the best over NPP. */
 static void
-row (const char *mask, double floor_ms, double npp_ms, const double *ms)
+row (const char *mask, double floor_ms, double npp_ms, const double *ms, double bytes)
 {
   double best = INFINITY;
   int best_i = -1;
@@ -128,11 +129,12 @@ row (const char *mask, double floor_ms, double npp_ms, const double *ms)
     }
   if (best_i >= 0)
     {
-      printf ("  %-9s %6.2fx %6.1f%%", cc_method_name (gpu_methods[best_i]),
-              npp_ms > 0 ? npp_ms / best : NAN, 100.0 * floor_ms / best);
+      printf ("  %-9s %7.0f %6.2fx %6.1f%%", cc_method_name (gpu_methods[best_i]),
+              bytes / best / 1e6, npp_ms > 0 ? npp_ms / best : NAN, 100.0 * floor_ms / best);
       if (markdown)
         {
-          fprintf (markdown, " %s %.3f |", cc_method_name (gpu_methods[best_i]), best);
+          fprintf (markdown, " %s %.3f | %.0f |", cc_method_name (gpu_methods[best_i]), best,
+                   bytes / best / 1e6);
           if (npp_ms > 0)
             fprintf (markdown, " %.2fx |", npp_ms / best);
           else
@@ -156,11 +158,11 @@ header (const char *title, double floor_ms)
       if (markdown)
         fprintf (markdown, " %s |", cc_method_name (gpu_methods[i]));
     }
-  printf ("  %-9s %7s %7s\n", "best", "vs NPP", "floor%");
+  printf ("  %-9s %7s %7s %7s\n", "best", "GB/s", "vs NPP", "floor%");
   if (markdown)
     {
-      fprintf (markdown, " best | best vs NPP |\n|---|---|");
-      for (int i = 0; i < N_METHODS + 2; i++)
+      fprintf (markdown, " best | best GB/s | best vs NPP |\n|---|---|");
+      for (int i = 0; i < N_METHODS + 3; i++)
         fprintf (markdown, "---|");
       fprintf (markdown, "\n");
     }
@@ -303,7 +305,7 @@ bench_2d (CcContext *ctx, int size)
 #endif
       run_methods (ctx, &host, &src, &dst, &mask, ms);
       snprintf (name, sizeof name, "%dx%d", k, k);
-      row (name, floor_ms, npp_ms, ms);
+      row (name, floor_ms, npp_ms, ms, 2.0 * bytes);
     }
 
   /* A separable mask: a 31x31 Gaussian (binomial) blur. */
@@ -326,7 +328,7 @@ bench_2d (CcContext *ctx, int size)
     npp_ms = time_npp (&src, &dst, &mask);
 #endif
     run_methods (ctx, &host, &src, &dst, &mask, ms);
-    row ("31x31 gauss", floor_ms, npp_ms, ms);
+    row ("31x31 gauss", floor_ms, npp_ms, ms, 2.0 * bytes);
   }
   cudaFree (src.data);
   cudaFree (dst.data);
@@ -358,7 +360,7 @@ bench_1d (CcContext *ctx, int64_t n, int taps)
   header (title, bench_time_copy (dst.data, src.data, bytes, WARMUP, RUNS));
   run_methods (ctx, &host, &src, &dst, &mask, ms);
   snprintf (name, sizeof name, "%dx1", taps);
-  row (name, bench_time_copy (dst.data, src.data, bytes, WARMUP, RUNS), 0.0, ms);
+  row (name, bench_time_copy (dst.data, src.data, bytes, WARMUP, RUNS), 0.0, ms, 2.0 * bytes);
   cudaFree (src.data);
   cudaFree (dst.data);
   free (host.data);
