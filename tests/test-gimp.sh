@@ -72,7 +72,9 @@ kill_plug_in ()
     pid=$(plug_in_pid)
     if [ -n "$pid" ]; then
       sleep 0.5
-      kill -9 "$pid" 2>/dev/null && date +%s.%N >"$tmp/killed"
+      # The time first: GIMP may report the death before a later write.
+      date +%s.%N >"$tmp/killed"
+      kill -9 "$pid" 2>/dev/null || rm -f "$tmp/killed"
       return
     fi
     sleep 0.05
