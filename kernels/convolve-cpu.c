@@ -209,12 +209,10 @@ sum_row (const CcJob *job, const float *in, int64_t in_w, int C, int64_t tw,
 }
 
 /* Two passes pay once the mask is 5x5 or so (h + w well under h * w). */
-static bool
-use_separable (const CcJob *job)
+bool
+cc_cpu_two_passes_pay (int width, int height)
 {
-  const int w = job->mask_width, h = job->mask_height;
-
-  return job->terms == 1 && w > 1 && h > 1 && 2 * (w + h) <= w * h;
+  return width > 1 && height > 1 && 2 * (width + height) <= width * height;
 }
 
 CC_HOT static void
@@ -224,7 +222,8 @@ compute_tile (const CcJob *job, int64_t x0, int64_t y0, int64_t tw, int64_t th,
   const CcImage *src = job->src, *dst = job->dst;
   const int C = job->channels, w = job->mask_width, h = job->mask_height;
   const int64_t in_w = tw + w - 1, in_h = th + h - 1;
-  const bool weighted = job->weighted, separable = use_separable (job);
+  const bool weighted = job->weighted;
+  const bool separable = job->terms == 1 && cc_cpu_two_passes_pay (w, h);
 
   load_tile (job, x0, y0, in_w, in_h, s);
 

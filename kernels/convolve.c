@@ -510,9 +510,7 @@ auto_gpu_method (CcContext *ctx, const CcMask *mask, CcJob *job)
 static CcStatus
 run_cpu (CcContext *ctx, const CcMask *mask, CcJob *job, CcResult *result)
 {
-  const int w = mask->width, h = mask->height;
-
-  if (w > 1 && h > 1 && 2 * (w + h) <= w * h)
+  if (cc_cpu_two_passes_pay (mask->width, mask->height))
     separate (ctx, mask, job);
   return cc_cpu_run (ctx, job, result);
 }

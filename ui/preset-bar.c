@@ -127,11 +127,35 @@ preset_bar_get_warnings (PresetBar *bar)
   return bar->warnings->str;
 }
 
+/* The id a name makes, or NULL and why. */
+static gchar *
+id_for_name (const gchar *name, GError **error)
+{
+  gchar *id = cc_preset_id_from_name (name);
+
+  if (!id)
+    g_set_error (error, CC_PRESET_ERROR, CC_PRESET_ERROR_BAD_ID,
+                 "'%s' has no letters or digits to make a preset id from", name);
+  return id;
+}
+
+/* After a save: the list again, the saved preset chosen (quietly: the
+ * editor holds it already). */
+static void
+show_saved (PresetBar *bar, const gchar *id)
+{
+  preset_bar_reload (bar);
+  bar->updating++;
+  preset_bar_select (bar, id);
+  bar->updating--;
+  update_buttons (bar);
+}
+
 /* The editor's mask as a preset called 'name'. */
 static CcPreset *
 current_preset (PresetBar *bar, const gchar *name, GError **error)
 {
-  gchar *id = cc_preset_id_from_name (name);
+  gchar *id = id_for_name (name, error);
   gchar *readable = g_strstrip (g_strdup (name));
   const MaskModel *m = mask_editor_get_mask (bar->editor);
   CcMask mask = { m->width, m->height, m->values, mask_editor_get_divisor (bar->editor),
@@ -141,13 +165,10 @@ current_preset (PresetBar *bar, const gchar *name, GError **error)
   /* Normalize is the procedure's, not the preset's: store what it gives. */
   if (mask_editor_get_normalize (bar->editor))
     cc_mask_normalize (&mask);
-  if (!id)
-    g_set_error (error, CC_PRESET_ERROR, CC_PRESET_ERROR_BAD_ID,
-                 "'%s' has no letters or digits to make a preset id from", name);
-  else if (mask.divisor == 0.0)
+  if (id && mask.divisor == 0.0)
     g_set_error (error, CC_PRESET_ERROR, CC_PRESET_ERROR_MALFORMED,
                  "a preset's divisor must not be 0");
-  else
+  else if (id)
     p = cc_preset_new (id, readable, m->width, m->height, m->values, mask.divisor,
                        mask.offset);
   g_free (id);
@@ -165,13 +186,7 @@ preset_bar_save_as (PresetBar *bar, const gchar *name, gboolean overwrite, GErro
     return FALSE;
   ok = cc_preset_save (p, bar->shipped_dir, bar->user_dir, overwrite, error);
   if (ok)
-    {
-      preset_bar_reload (bar);
-      bar->updating++;
-      preset_bar_select (bar, p->id);
-      bar->updating--;
-      update_buttons (bar);
-    }
+    show_saved (bar, p->id);
   cc_preset_free (p);
   return ok;
 }
@@ -190,12 +205,8 @@ preset_bar_rename (PresetBar *bar, const gchar *name, gboolean overwrite, GError
                    "only your own presets can be renamed");
       return FALSE;
     }
-  if (!(id = cc_preset_id_from_name (name)))
-    {
-      g_set_error (error, CC_PRESET_ERROR, CC_PRESET_ERROR_BAD_ID,
-                   "'%s' has no letters or digits to make a preset id from", name);
-      return FALSE;
-    }
+  if (!(id = id_for_name (name, error)))
+    return FALSE;
   p = cc_preset_copy (old);
   g_free (p->id);
   p->id = id;
@@ -206,13 +217,7 @@ preset_bar_rename (PresetBar *bar, const gchar *name, gboolean overwrite, GError
                        overwrite || strcmp (old->id, p->id) == 0, error) &&
        (strcmp (old->id, p->id) == 0 || cc_preset_delete (bar->user_dir, old->id, error));
   if (ok)
-    {
-      preset_bar_reload (bar);
-      bar->updating++;
-      preset_bar_select (bar, p->id);
-      bar->updating--;
-      update_buttons (bar);
-    }
+    show_saved (bar, p->id);
   cc_preset_free (p);
   return ok;
 }
