@@ -39,7 +39,7 @@ struct ConvArgs
   float          sum_abs;
   int            clamp;
   int            accumulate; /* add to what dst holds (separable terms) */
-  int            vec4;       /* RGBA source rows 16-byte aligned: float4 reads */
+  int            vec4;       /* source rows 16-byte aligned: 16-byte reads */
   const float   *mask;       /* the mask in global memory */
 };
 

@@ -1,4 +1,4 @@
-/* Method "register": each thread computes REG_NX horizontally adjacent
+/* Method "register": each thread computes several horizontally adjacent
  * outputs from a shared-memory tile, every input pixel it loads feeding all
  * of them, with the mask's taps read from __constant__ memory at indices the
  * compiler knows, so they sit in the FMAs as operands.  The mask's width is a
@@ -13,9 +13,15 @@
 
 #include "cuda-kernels.cuh"
 
-/* Outputs a thread computes along x: odd, so a warp's 16-byte reads of
- * consecutive pixels hit distinct shared-memory banks. */
-#define REG_NX 7
+/* Outputs a thread computes along x: about 28 samples' sums in registers
+ * whatever the channel count, fewer for the widest masks (their unrolled
+ * rows grow as NX x width).  Odd, so that with 1, 3 or 4 channels a warp's
+ * reads of its threads' windows hit distinct shared-memory banks. */
+__host__ __device__ constexpr int
+reg_nx (int channels, int kw)
+{
+  return channels == 4 || kw > 31 ? 7 : channels == 3 ? 9 : channels == 2 ? 13 : 21;
+}
 
 /* Mask widths are rounded up to a class (cc_mask_width_class); the widest
  * bounds the __constant__ mask.  Width 1 is the column kernel's
@@ -41,34 +47,121 @@ load_shared (const float *p, float v[C])
       v[c] = p[c];
 }
 
-/* Starts copying the block's input tile, halo included and border resolved,
- * into shared memory without waiting (cp.async): the caller commits the
- * group and waits for it later, computing on the previous tile meanwhile.
- * Zero ghost pixels are stored directly. */
 template <int C>
 __device__ __forceinline__ void
-load_tile_async (const ConvArgs &a, float *tile, int tile_w, int tile_h, int x0, int y0)
+store_shared (float *p, const float v[C])
 {
-  for (int r = threadIdx.y; r < tile_h; r += blockDim.y)
+  if (C == 4)
+    *reinterpret_cast<float4 *> (p) = make_float4 (v[0], v[1], v[2], v[C - 1]);
+  else
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      p[c] = v[c];
+}
+
+/* A tile in shared memory: w x h pixels, 'stride' floats a row.  Sample k
+ * of a row sits at 'lead' + k, so that samples 16-byte aligned in global
+ * memory are 16-byte aligned here too and any channel count copies in
+ * 16-byte pieces; the lead is the same for every tile of a launch, since
+ * tiles start a multiple of 4 samples apart. */
+struct Tile
+{
+  int w, h, stride, lead;
+};
+
+__host__ __device__ __forceinline__ int
+tile_stride (int w, int channels)
+{
+  return channels == 4 ? w * 4 : (w * channels + 3 + 3) & ~3;
+}
+
+template <int C>
+__device__ __forceinline__ Tile
+tile_for (int w, int h, int x_first)
+{
+  return Tile { w, h, tile_stride (w, C), C == 4 ? 0 : (x_first * C) & 3 };
+}
+
+/* Starts copying the tile whose top left is source pixel (x0, y0), border
+ * resolved, into shared memory without waiting (cp.async): the caller
+ * commits the group and waits for it later, computing on the previous tile
+ * meanwhile.  Pieces wholly inside the source row go as one 16-byte copy;
+ * the others sample by sample, zero ghost samples stored directly. */
+template <int C>
+__device__ __forceinline__ void
+load_tile_async (const ConvArgs &a, float *tile, const Tile &t, int x0, int y0)
+{
+  const int samples = t.w * C;
+  const int pieces = (t.lead + samples + 3) / 4;
+  const long long row_samples = (long long) a.src.width * C;
+  const long long first = (long long) x0 * C - t.lead;
+
+  /* Most tiles lie wholly inside the source: no border to resolve. */
+  if (a.vec4 && first >= 0 && first + 4 * pieces <= row_samples && y0 >= 0 &&
+      y0 + t.h <= a.src.height)
+    {
+      for (int r = threadIdx.y; r < t.h; r += blockDim.y)
+        {
+          const float *src = a.src.data + (y0 + r) * a.src.pitch + first;
+          float *dst = tile + r * t.stride;
+
+          for (int q = threadIdx.x; q < pieces; q += blockDim.x)
+            __pipeline_memcpy_async (dst + 4 * q, src + 4 * q, 16);
+        }
+      return;
+    }
+  for (int r = threadIdx.y; r < t.h; r += blockDim.y)
     {
       const GlobalRow<C> row = global_row<C> (a, y0 + r);
-      float *dst = tile + r * tile_w * C;
+      float *dst = tile + r * t.stride;
 
-      for (int x = threadIdx.x; x < tile_w; x += blockDim.x)
+      for (int q = threadIdx.x; q < pieces; q += blockDim.x)
         {
-          const float *src = pixel_address<C> (row, x0 + x);
+          const long long g = first + 4 * q;
 
-          if (!src)
+          if (row.present () && a.vec4 && g >= 0 && g + 4 <= row_samples)
+            {
+              __pipeline_memcpy_async (dst + 4 * q, row.p + g, 16);
+              continue;
+            }
 #pragma unroll
-            for (int c = 0; c < C; c++)
-              dst[x * C + c] = 0.0f;
-          else if (C == 4 && a.vec4)
-            __pipeline_memcpy_async (dst + x * 4, src, 16);
-          else
-#pragma unroll
-            for (int c = 0; c < C; c++)
-              __pipeline_memcpy_async (dst + x * C + c, src + c, 4);
+          for (int e = 0; e < 4; e++)
+            {
+              const int k = 4 * q + e - t.lead;
+              const float *src;
+
+              if (k < 0 || k >= samples)
+                continue;
+              if ((src = pixel_address<C> (row, x0 + k / C)))
+                __pipeline_memcpy_async (dst + 4 * q + e, src + k % C, 4);
+              else
+                dst[4 * q + e] = 0.0f;
+            }
         }
+    }
+}
+
+/* Copies rows of outputs staged in shared memory ('count' samples each,
+ * 'pitch' floats apart there) to the output at (x, y), a row per thread
+ * row, coalesced, 16 bytes at a time where the output's rows allow; x * C
+ * is a multiple of 4. */
+__device__ __forceinline__ void
+store_rows (const ConvArgs &a, const float *staged, int pitch, int rows, int x, int y,
+            int count, int C)
+{
+  const bool vec = (uintptr_t) a.dst.data % 16 == 0 && a.dst.pitch % 4 == 0;
+  const int head = vec ? count / 4 * 4 : 0;
+
+  rows = min (rows, a.dst.height - y);
+  for (int r = threadIdx.y; r < rows; r += blockDim.y)
+    {
+      const float *src = staged + r * pitch;
+      float *out = a.dst.data + (y + r) * a.dst.pitch + (long long) x * C;
+
+      for (int i = threadIdx.x; i < head / 4; i += blockDim.x)
+        reinterpret_cast<float4 *> (out)[i] = reinterpret_cast<const float4 *> (src)[i];
+      for (int i = head + threadIdx.x; i < count; i += blockDim.x)
+        out[i] = src[i];
     }
 }
 
@@ -95,19 +188,19 @@ template <int C, int KW, bool WEIGHTED>
 __global__ void __launch_bounds__ (512)
 conv_register (const __grid_constant__ ConvArgs a, int buffers)
 {
+  constexpr int REG_NX = reg_nx (C, KW);
   extern __shared__ float4 shared4[];   /* float4: 16-byte aligned */
   const int mh = a.mask_height;
   const int span = blockDim.x * REG_NX;   /* output pixels a tile row covers */
-  const int tile_w = span + KW - 1;
-  const int tile_h = blockDim.y + mh - 1;
+  const Tile t = tile_for<C> (span + KW - 1, blockDim.y + mh - 1, a.out_x - (KW - 1) / 2);
   const TileWalk walk = tile_walk (a, span, blockDim.y);
   float *const base = reinterpret_cast<float *> (shared4);
-  const int tile_floats = tile_w * tile_h * C;
+  const int tile_floats = t.stride * t.h;
   int id = blockIdx.x, cur = 0;
 
   if (buffers == 2 && id < walk.total)
     {
-      load_tile_async<C> (a, base, tile_w, tile_h,
+      load_tile_async<C> (a, base, t,
                           a.out_x + (id % walk.tiles_x) * span - (KW - 1) / 2,
                           a.out_y + (id / walk.tiles_x) * blockDim.y - (mh - 1) / 2);
       __pipeline_commit ();
@@ -122,10 +215,10 @@ conv_register (const __grid_constant__ ConvArgs a, int buffers)
       float plain[REG_NX][C], kca[WEIGHTED ? REG_NX : 1][C], wabs[REG_NX];
 
       if (buffers == 1)
-        load_tile_async<C> (a, tile, tile_w, tile_h, a.out_x + bx0 - (KW - 1) / 2,
+        load_tile_async<C> (a, tile, t, a.out_x + bx0 - (KW - 1) / 2,
                             a.out_y + by - (mh - 1) / 2);
       else if (next < walk.total)
-        load_tile_async<C> (a, base + (cur ^ 1) * tile_floats, tile_w, tile_h,
+        load_tile_async<C> (a, base + (cur ^ 1) * tile_floats, t,
                             a.out_x + (next % walk.tiles_x) * span - (KW - 1) / 2,
                             a.out_y + (next / walk.tiles_x) * blockDim.y - (mh - 1) / 2);
       __pipeline_commit ();
@@ -147,7 +240,8 @@ conv_register (const __grid_constant__ ConvArgs a, int buffers)
 
       for (int j = 0; active && j < mh; j++)
         {
-          const float *row = tile + ((threadIdx.y + j) * tile_w + threadIdx.x * REG_NX) * C;
+          const float *row = tile + (threadIdx.y + j) * t.stride + t.lead +
+                             threadIdx.x * REG_NX * C;
           const float *taps = c_reg_mask + j * KW;
 
           /* Pixel p of the thread's window feeds output n through tap p - n. */
@@ -187,8 +281,8 @@ conv_register (const __grid_constant__ ConvArgs a, int buffers)
       /* Finish in registers (copied channels from the tile's centre
        * pixels), then stage the tile's outputs in its own buffer, so the
        * stores to global memory are whole rows, coalesced. */
-      const float *centre = tile + (((threadIdx.y + (mh - 1) / 2) * tile_w) +
-                                    threadIdx.x * REG_NX + (KW - 1) / 2) * C;
+      const float *centre = tile + (threadIdx.y + (mh - 1) / 2) * t.stride + t.lead +
+                            (threadIdx.x * REG_NX + (KW - 1) / 2) * C;
       const float *prev = a.dst.data + oy * a.dst.pitch + (long long) ox0 * C;
 #pragma unroll
       for (int n = 0; n < REG_NX; n++)
@@ -212,23 +306,9 @@ conv_register (const __grid_constant__ ConvArgs a, int buffers)
       float *staged = tile + (threadIdx.y * span + threadIdx.x * REG_NX) * C;
 #pragma unroll
       for (int n = 0; n < REG_NX; n++)
-#pragma unroll
-        for (int c = 0; c < C; c++)
-          staged[n * C + c] = plain[n][c];
+        store_shared<C> (staged + n * C, plain[n]);
       __syncthreads ();
-      if (oy < a.dst.height)
-        {
-          const float *src = tile + threadIdx.y * span * C;
-          float *out = a.dst.data + oy * a.dst.pitch + (long long) bx0 * C;
-          const int w = min (span, a.dst.width - bx0);
-
-          if (C == 4 && a.dst.pitch % 4 == 0)
-            for (int x = threadIdx.x; x < w; x += blockDim.x)
-              reinterpret_cast<float4 *> (out)[x] = reinterpret_cast<const float4 *> (src)[x];
-          else
-            for (int i = threadIdx.x; i < w * C; i += blockDim.x)
-              out[i] = src[i];
-        }
+      store_rows (a, tile, span * C, blockDim.y, bx0, by, min (span, a.dst.width - bx0) * C, C);
       __syncthreads ();   /* this buffer is refilled next but one */
     }
 }
@@ -246,15 +326,15 @@ conv_column (const __grid_constant__ ConvArgs a, int buffers)
   extern __shared__ float4 shared4[];
   const int mh = a.mask_height;
   const int span = blockDim.y * COL_NY;   /* output rows a tile covers */
-  const int tile_w = blockDim.x, tile_h = span + mh - 1;
+  const Tile t = tile_for<C> (blockDim.x, span + mh - 1, a.out_x);
   const TileWalk walk = tile_walk (a, blockDim.x, span);
   float *const base = reinterpret_cast<float *> (shared4);
-  const int tile_floats = tile_w * tile_h * C;
+  const int tile_floats = t.stride * t.h;
   int id = blockIdx.x, cur = 0;
 
   if (buffers == 2 && id < walk.total)
     {
-      load_tile_async<C> (a, base, tile_w, tile_h,
+      load_tile_async<C> (a, base, t,
                           a.out_x + (id % walk.tiles_x) * blockDim.x,
                           a.out_y + (id / walk.tiles_x) * span - (mh - 1) / 2);
       __pipeline_commit ();
@@ -268,10 +348,9 @@ conv_column (const __grid_constant__ ConvArgs a, int buffers)
       float plain[COL_NY][C], kca[WEIGHTED ? COL_NY : 1][C], wabs[COL_NY], win[COL_NY][C];
 
       if (buffers == 1)
-        load_tile_async<C> (a, tile, tile_w, tile_h, a.out_x + bx0,
-                            a.out_y + by - (mh - 1) / 2);
+        load_tile_async<C> (a, tile, t, a.out_x + bx0, a.out_y + by - (mh - 1) / 2);
       else if (next < walk.total)
-        load_tile_async<C> (a, base + (cur ^ 1) * tile_floats, tile_w, tile_h,
+        load_tile_async<C> (a, base + (cur ^ 1) * tile_floats, t,
                             a.out_x + (next % walk.tiles_x) * blockDim.x,
                             a.out_y + (next / walk.tiles_x) * span - (mh - 1) / 2);
       __pipeline_commit ();
@@ -280,7 +359,7 @@ conv_column (const __grid_constant__ ConvArgs a, int buffers)
 
       if (ox < a.dst.width && oy0 < a.dst.height)
         {
-          const float *col = tile + (threadIdx.y * COL_NY * tile_w + threadIdx.x) * C;
+          const float *col = tile + threadIdx.y * COL_NY * t.stride + t.lead + threadIdx.x * C;
 #pragma unroll
           for (int n = 0; n < COL_NY; n++)
             {
@@ -293,7 +372,7 @@ conv_column (const __grid_constant__ ConvArgs a, int buffers)
                     kca[n][c] = 0.0f;
                 }
               if (n + 1 < COL_NY)
-                load_shared<C> (col + n * tile_w * C, win[n + 1]);
+                load_shared<C> (col + n * t.stride, win[n + 1]);
             }
           /* Row j of the mask meets output n at window row n + j. */
           for (int j = 0; j < mh; j++)
@@ -305,7 +384,7 @@ conv_column (const __grid_constant__ ConvArgs a, int buffers)
 #pragma unroll
                 for (int c = 0; c < C; c++)
                   win[n][c] = win[n + 1][c];
-              load_shared<C> (col + (j + COL_NY - 1) * tile_w * C, win[COL_NY - 1]);
+              load_shared<C> (col + (j + COL_NY - 1) * t.stride, win[COL_NY - 1]);
 #pragma unroll
               for (int n = 0; n < COL_NY; n++)
                 {
@@ -331,7 +410,7 @@ conv_column (const __grid_constant__ ConvArgs a, int buffers)
           for (int n = 0; n < COL_NY; n++)
             {
               const int oy = oy0 + n;
-              const float *centre = col + (n + (mh - 1) / 2) * tile_w * C;
+              const float *centre = col + (n + (mh - 1) / 2) * t.stride;
               float *out = a.dst.data + oy * a.dst.pitch + (long long) ox * C;
               float v[C];
 
@@ -366,13 +445,21 @@ conv_column (const __grid_constant__ ConvArgs a, int buffers)
 static size_t
 tile_bytes (int bx, int by, int kw, int mask_height, int channels)
 {
-  return sizeof (float) * channels * (size_t) (bx * REG_NX + kw - 1) * (by + mask_height - 1);
+  return sizeof (float) * tile_stride (bx * reg_nx (channels, kw) + kw - 1, channels) *
+         (size_t) (by + mask_height - 1);
+}
+
+static size_t
+column_tile_bytes (int by, int mask_height, int channels)
+{
+  return sizeof (float) * tile_stride (32, channels) * (size_t) (by * COL_NY + mask_height - 1);
 }
 
 /* A block's shape: 16 rows of one warp each, which amortises a tall mask's
  * halo; short images get fewer, wider rows (256 threads), so no thread idles
  * on a single-row signal.  It shrinks until the tile fits shared memory;
- * the last resort is one warp, one row. */
+ * the last resort, for tall masks on few channels (whose threads are
+ * widest), is one row of 8 threads. */
 static bool
 block_shape (int kw, int mask_height, int channels, int dst_height, size_t shared_limit,
              dim3 *block, size_t *shared)
@@ -384,7 +471,7 @@ block_shape (int kw, int mask_height, int channels, int dst_height, size_t share
   while (by > 1 && by / 2 >= dst_height)
     by /= 2;
   for (; by >= 1; by /= 2)
-    for (int bx = by >= 8 ? 32 : 256 / by; bx >= 32; bx /= 2)
+    for (int bx = by >= 8 ? 32 : 256 / by; bx >= (by > 1 ? 32 : 8); bx /= 2)
       if ((*shared = tile_bytes (bx, by, kw, mask_height, channels)) <= shared_limit)
         {
           *block = dim3 (bx, by);
@@ -399,8 +486,8 @@ cc_register_shared_bytes (int mask_width, int mask_height, int channels)
   const int kw = cc_mask_width_class (mask_width);
 
   if (kw == 1)
-    return sizeof (float) * channels * 32 * (COL_NY + mask_height - 1);
-  return kw ? tile_bytes (32, 1, kw, mask_height, channels) : (size_t) -1;
+    return column_tile_bytes (1, mask_height, channels);
+  return kw ? tile_bytes (8, 1, kw, mask_height, channels) : (size_t) -1;
 }
 
 cudaError_t
@@ -418,24 +505,28 @@ cc_register_set_mask (const float *mask, int width, int height, cudaStream_t str
                                   cudaMemcpyHostToDevice, stream);
 }
 
-/* Launches a tile-walking kernel: two buffers where they fit, and as many
- * blocks as the GPU holds at once, each walking its share of the tiles. */
+/* Launches a tile-walking kernel with as many blocks as the GPU holds at
+ * once, each walking its share of the tiles.  A block prefetches its next
+ * tile into a second buffer only where four blocks an SM still fit: beyond
+ * that, other blocks' loads hide the wait better than a block's own. */
 template <typename Kernel>
 static cudaError_t
 launch_walk (Kernel kernel, const ConvArgs &a, dim3 block, size_t tile, size_t shared_limit,
              int tiles, cudaStream_t stream)
 {
-  const int buffers = 2 * tile <= shared_limit ? 2 : 1;
-  const size_t shared = buffers * tile;
-  int device = 0, sms = 1, per_sm = 1;
+  int device = 0, sms = 1, per_sm = 1, sm_shared = 0;
   cudaError_t err;
+
+  cudaGetDevice (&device);
+  cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device);
+  cudaDeviceGetAttribute (&sm_shared, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+  const int buffers = 2 * tile <= shared_limit && 4 * 2 * tile <= (size_t) sm_shared ? 2 : 1;
+  const size_t shared = buffers * tile;
 
   if (shared > 48 * 1024 &&
       (err = cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    (int) shared)) != cudaSuccess)
     return err;
-  cudaGetDevice (&device);
-  cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device);
   cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, kernel, block.x * block.y, shared);
   const int blocks = per_sm > 0 ? per_sm * sms : sms;
   kernel<<<tiles < blocks ? tiles : blocks, block, shared, stream>>> (a, buffers);
@@ -450,8 +541,7 @@ launch_column (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
   int by = 8;
   size_t tile;
 
-  while ((tile = sizeof (float) * C * 32 * (by * COL_NY + a.mask_height - 1)) >
-         shared_limit && by > 1)
+  while ((tile = column_tile_bytes (by, a.mask_height, C)) > shared_limit && by > 1)
     by /= 2;
   if (tile > shared_limit)
     return cudaErrorInvalidConfiguration;
@@ -472,7 +562,7 @@ launch_class (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
   if (!block_shape (KW, a.mask_height, C, a.dst.height, shared_limit, &block, &tile))
     return cudaErrorInvalidConfiguration;
 
-  const int span = block.x * REG_NX;
+  const int span = block.x * reg_nx (C, KW);
   const int tiles = ((a.dst.width + span - 1) / span) *
                     ((a.dst.height + block.y - 1) / block.y);
   return launch_walk (conv_register<C, KW, WEIGHTED>, a, block, tile, shared_limit, tiles,

@@ -270,7 +270,7 @@ launch_separable (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *
   col.mask_height = h;
   col.out_x = 0;
   col.src = row.dst;
-  col.vec4 = 1;
+  col.vec4 = row.dst.pitch % 4 == 0;   /* the pass starts 256-byte aligned */
   for (int k = 0; k < job->terms && err == cudaSuccess; k++)
     {
       const bool last = k == job->terms - 1;

@@ -401,8 +401,9 @@ int
 check_sweep (CcContext *ctx, const CcMethod *methods, int n_methods, bool device)
 {
   static const int shapes[][2] = {
-    { 1, 1 }, { 3, 3 }, { 5, 5 }, { 7, 3 }, { 3, 7 }, { 9, 1 }, { 1, 9 }, { 25, 1 },
-    { 1, 25 }, { 15, 15 }, { 31, 31 }, { 31, 5 }, { 127, 1 }, { 1, 127 }, { 127, 127 }
+    { 1, 1 }, { 3, 3 }, { 5, 5 }, { 7, 7 }, { 7, 3 }, { 3, 7 }, { 9, 1 }, { 1, 9 }, { 25, 1 },
+    { 1, 25 }, { 15, 15 }, { 31, 31 }, { 31, 5 }, { 25, 127 }, { 127, 1 }, { 1, 127 },
+    { 127, 127 }
   };
   /* src w, h, then the output rectangle: x, y, w, h (w = 0: the whole source). */
   static const int sizes[][6] = {
