@@ -314,7 +314,7 @@ conv_register (const __grid_constant__ ConvArgs a, int buffers)
 }
 
 /* Outputs a column-kernel thread computes down a column. */
-#define COL_NY 8
+constexpr int COL_NY = 8;   /* not a macro: #pragma unroll expands none */
 
 /* Masks one pixel wide (vertical 1D masks, separable column passes): each
  * thread computes COL_NY outputs down a column from a sliding window of
@@ -374,7 +374,9 @@ conv_column (const __grid_constant__ ConvArgs a, int buffers)
               if (n + 1 < COL_NY)
                 load_shared<C> (col + n * t.stride, win[n + 1]);
             }
-          /* Row j of the mask meets output n at window row n + j. */
+          /* Row j of the mask meets output n at window row n + j.  Unrolled
+           * COL_NY-fold, the window's shifts become register renaming. */
+#pragma unroll COL_NY
           for (int j = 0; j < mh; j++)
             {
               const float k = c_reg_mask[j];
@@ -523,9 +525,11 @@ launch_walk (Kernel kernel, const ConvArgs &a, dim3 block, size_t tile, size_t s
   const int buffers = 2 * tile <= shared_limit && 4 * 2 * tile <= (size_t) sm_shared ? 2 : 1;
   const size_t shared = buffers * tile;
 
+  /* The limit, not this launch's size: another thread may launch the same
+   * kernel with a larger tile between this call and the launch. */
   if (shared > 48 * 1024 &&
       (err = cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   (int) shared)) != cudaSuccess)
+                                   (int) shared_limit)) != cudaSuccess)
     return err;
   cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, kernel, block.x * block.y, shared);
   const int blocks = per_sm > 0 ? per_sm * sms : sms;
