@@ -165,6 +165,20 @@ store_rows (const ConvArgs &a, const float *staged, int pitch, int rows, int x, 
     }
 }
 
+/* Every channel by the plain formula, nothing to add to: the usual case,
+ * whose finish needs no choice per sample. */
+template <int C, bool WEIGHTED>
+__device__ __forceinline__ bool
+plain_only (const ConvArgs &a)
+{
+  bool plain = !WEIGHTED && !a.accumulate;
+
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    plain = plain && a.mode[c] == CC_MODE_PLAIN;
+  return plain;
+}
+
 /* Tiles go to blocks round-robin; each block prefetches its next tile while
  * it computes the current one (two buffers), or loads as it goes (one
  * buffer) where two tiles do not fit in shared memory. */
@@ -284,24 +298,34 @@ conv_register (const __grid_constant__ ConvArgs a, int buffers)
       const float *centre = tile + (threadIdx.y + (mh - 1) / 2) * t.stride + t.lead +
                             (threadIdx.x * REG_NX + (KW - 1) / 2) * C;
       const float *prev = a.dst.data + oy * a.dst.pitch + (long long) ox0 * C;
+      if (plain_only<C, WEIGHTED> (a))
 #pragma unroll
-      for (int n = 0; n < REG_NX; n++)
+        for (int n = 0; n < REG_NX; n++)
 #pragma unroll
-        for (int c = 0; c < C; c++)
-          {
-            const int mode = a.mode[c];
-            const bool here = active && ox0 + n < a.dst.width;
+          for (int c = 0; c < C; c++)
+            plain[n][c] = cc_finish (plain[n][c], a.inv_divisor, a.offset, a.clamp);
+      else
+        {
+#pragma unroll
+          for (int n = 0; n < REG_NX; n++)
+#pragma unroll
+            for (int c = 0; c < C; c++)
+              {
+                const int mode = a.mode[c];
+                const bool here = active && ox0 + n < a.dst.width;
 
-            if (mode == CC_MODE_COPY)
-              plain[n][c] = centre[n * C + c];
-            else if (WEIGHTED && mode == CC_MODE_WEIGHTED)
-              plain[n][c] = cc_finish_weighted (plain[n][c], kca[WEIGHTED ? n : 0][c], wabs[n],
-                                                a.sum_abs, a.inv_divisor, a.offset, a.clamp);
-            else
-              plain[n][c] = cc_finish (plain[n][c] + (a.accumulate && here ? prev[n * C + c]
-                                                                           : 0.0f),
-                                       a.inv_divisor, a.offset, a.clamp);
-          }
+                if (mode == CC_MODE_COPY)
+                  plain[n][c] = centre[n * C + c];
+                else if (WEIGHTED && mode == CC_MODE_WEIGHTED)
+                  plain[n][c] = cc_finish_weighted (plain[n][c], kca[WEIGHTED ? n : 0][c],
+                                                    wabs[n], a.sum_abs, a.inv_divisor, a.offset,
+                                                    a.clamp);
+                else
+                  plain[n][c] = cc_finish (plain[n][c] + (a.accumulate && here
+                                                          ? prev[n * C + c] : 0.0f),
+                                           a.inv_divisor, a.offset, a.clamp);
+              }
+        }
       __syncthreads ();
       float *staged = tile + (threadIdx.y * span + threadIdx.x * REG_NX) * C;
 #pragma unroll
@@ -418,21 +442,27 @@ conv_column (const __grid_constant__ ConvArgs a, int buffers)
 
               if (oy >= a.dst.height)
                 break;
+              if (plain_only<C, WEIGHTED> (a))
 #pragma unroll
-              for (int c = 0; c < C; c++)
-                {
-                  const int mode = a.mode[c];
+                for (int c = 0; c < C; c++)
+                  v[c] = cc_finish (plain[n][c], a.inv_divisor, a.offset, a.clamp);
+              else
+#pragma unroll
+                for (int c = 0; c < C; c++)
+                  {
+                    const int mode = a.mode[c];
 
-                  if (mode == CC_MODE_COPY)
-                    v[c] = centre[c];
-                  else if (WEIGHTED && mode == CC_MODE_WEIGHTED)
-                    v[c] = cc_finish_weighted (plain[n][c], kca[WEIGHTED ? n : 0][c], wabs[n],
-                                               a.sum_abs, a.inv_divisor, a.offset, a.clamp);
-                  else
-                    v[c] = cc_finish (plain[n][c] + (a.accumulate ? out[c] : 0.0f),
-                                      a.inv_divisor, a.offset, a.clamp);
-                }
-              if (C == 4 && a.dst.pitch % 4 == 0)
+                    if (mode == CC_MODE_COPY)
+                      v[c] = centre[c];
+                    else if (WEIGHTED && mode == CC_MODE_WEIGHTED)
+                      v[c] = cc_finish_weighted (plain[n][c], kca[WEIGHTED ? n : 0][c],
+                                                 wabs[n], a.sum_abs, a.inv_divisor, a.offset,
+                                                 a.clamp);
+                    else
+                      v[c] = cc_finish (plain[n][c] + (a.accumulate ? out[c] : 0.0f),
+                                        a.inv_divisor, a.offset, a.clamp);
+                  }
+              if (C == 4 && (uintptr_t) a.dst.data % 16 == 0 && a.dst.pitch % 4 == 0)
                 *reinterpret_cast<float4 *> (out) = make_float4 (v[0], v[1], v[2], v[C - 1]);
               else
 #pragma unroll
