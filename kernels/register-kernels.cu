@@ -181,11 +181,29 @@ plain_only (const ConvArgs &a)
 
 /* Tiles go to blocks round-robin; each block prefetches its next tile while
  * it computes the current one (two buffers), or loads as it goes (one
- * buffer) where two tiles do not fit in shared memory. */
+ * buffer) where two tiles do not fit in shared memory.  A block's next tile
+ * is gridDim.x tiles on: the walk steps there without dividing. */
 struct TileWalk
 {
-  int tiles_x;
-  int total;
+  int tiles_x, total;         /* tiles a row of them, and in all */
+  int id, col, row;           /* the tile now */
+  int step_col, step_row;     /* gridDim.x tiles, in columns and rows */
+
+  __device__ bool more () const { return id < total; }
+  __device__ TileWalk next () const
+  {
+    TileWalk w = *this;
+
+    w.id += gridDim.x;
+    w.col += step_col;
+    w.row += step_row;
+    if (w.col >= tiles_x)
+      {
+        w.col -= tiles_x;
+        w.row++;
+      }
+    return w;
+  }
 };
 
 __device__ __forceinline__ TileWalk
@@ -195,6 +213,11 @@ tile_walk (const ConvArgs &a, int span_x, int span_y)
 
   w.tiles_x = (a.dst.width + span_x - 1) / span_x;
   w.total = w.tiles_x * ((a.dst.height + span_y - 1) / span_y);
+  w.id = blockIdx.x;
+  w.col = blockIdx.x % w.tiles_x;
+  w.row = blockIdx.x / w.tiles_x;
+  w.step_col = gridDim.x % w.tiles_x;
+  w.step_row = gridDim.x / w.tiles_x;
   return w;
 }
 
@@ -207,22 +230,21 @@ conv_register (const __grid_constant__ ConvArgs a, int buffers)
   const int mh = a.mask_height;
   const int span = blockDim.x * REG_NX;   /* output pixels a tile row covers */
   const Tile t = tile_for<C> (span + KW - 1, blockDim.y + mh - 1, a.out_x - (KW - 1) / 2);
-  const TileWalk walk = tile_walk (a, span, blockDim.y);
+  TileWalk walk = tile_walk (a, span, blockDim.y);
   float *const base = reinterpret_cast<float *> (shared4);
   const int tile_floats = t.stride * t.h;
-  int id = blockIdx.x, cur = 0;
+  int cur = 0;
 
-  if (buffers == 2 && id < walk.total)
+  if (buffers == 2 && walk.more ())
     {
-      load_tile_async<C> (a, base, t,
-                          a.out_x + (id % walk.tiles_x) * span - (KW - 1) / 2,
-                          a.out_y + (id / walk.tiles_x) * blockDim.y - (mh - 1) / 2);
+      load_tile_async<C> (a, base, t, a.out_x + walk.col * span - (KW - 1) / 2,
+                          a.out_y + walk.row * blockDim.y - (mh - 1) / 2);
       __pipeline_commit ();
     }
-  for (; id < walk.total; id += gridDim.x, cur ^= buffers - 1)
+  for (; walk.more (); cur ^= buffers - 1)
     {
-      const int bx0 = (id % walk.tiles_x) * span, by = (id / walk.tiles_x) * blockDim.y;
-      const int next = id + gridDim.x;
+      const int bx0 = walk.col * span, by = walk.row * blockDim.y;
+      const TileWalk next = walk.next ();
       const int ox0 = bx0 + threadIdx.x * REG_NX, oy = by + threadIdx.y;
       const bool active = oy < a.dst.height && ox0 < a.dst.width;
       float *tile = base + cur * tile_floats;
@@ -231,10 +253,10 @@ conv_register (const __grid_constant__ ConvArgs a, int buffers)
       if (buffers == 1)
         load_tile_async<C> (a, tile, t, a.out_x + bx0 - (KW - 1) / 2,
                             a.out_y + by - (mh - 1) / 2);
-      else if (next < walk.total)
+      else if (next.more ())
         load_tile_async<C> (a, base + (cur ^ 1) * tile_floats, t,
-                            a.out_x + (next % walk.tiles_x) * span - (KW - 1) / 2,
-                            a.out_y + (next / walk.tiles_x) * blockDim.y - (mh - 1) / 2);
+                            a.out_x + next.col * span - (KW - 1) / 2,
+                            a.out_y + next.row * blockDim.y - (mh - 1) / 2);
       __pipeline_commit ();
       __pipeline_wait_prior (buffers - 1);
       __syncthreads ();
@@ -334,6 +356,7 @@ conv_register (const __grid_constant__ ConvArgs a, int buffers)
       __syncthreads ();
       store_rows (a, tile, span * C, blockDim.y, bx0, by, min (span, a.dst.width - bx0) * C, C);
       __syncthreads ();   /* this buffer is refilled next but one */
+      walk = next;
     }
 }
 
@@ -351,32 +374,31 @@ conv_column (const __grid_constant__ ConvArgs a, int buffers)
   const int mh = a.mask_height;
   const int span = blockDim.y * COL_NY;   /* output rows a tile covers */
   const Tile t = tile_for<C> (blockDim.x, span + mh - 1, a.out_x);
-  const TileWalk walk = tile_walk (a, blockDim.x, span);
+  TileWalk walk = tile_walk (a, blockDim.x, span);
   float *const base = reinterpret_cast<float *> (shared4);
   const int tile_floats = t.stride * t.h;
-  int id = blockIdx.x, cur = 0;
+  int cur = 0;
 
-  if (buffers == 2 && id < walk.total)
+  if (buffers == 2 && walk.more ())
     {
-      load_tile_async<C> (a, base, t,
-                          a.out_x + (id % walk.tiles_x) * blockDim.x,
-                          a.out_y + (id / walk.tiles_x) * span - (mh - 1) / 2);
+      load_tile_async<C> (a, base, t, a.out_x + walk.col * blockDim.x,
+                          a.out_y + walk.row * span - (mh - 1) / 2);
       __pipeline_commit ();
     }
-  for (; id < walk.total; id += gridDim.x, cur ^= buffers - 1)
+  for (; walk.more (); cur ^= buffers - 1)
     {
-      const int bx0 = (id % walk.tiles_x) * blockDim.x, by = (id / walk.tiles_x) * span;
-      const int next = id + gridDim.x;
+      const int bx0 = walk.col * blockDim.x, by = walk.row * span;
+      const TileWalk next = walk.next ();
       const int ox = bx0 + threadIdx.x, oy0 = by + threadIdx.y * COL_NY;
       float *tile = base + cur * tile_floats;
       float plain[COL_NY][C], kca[WEIGHTED ? COL_NY : 1][C], wabs[COL_NY], win[COL_NY][C];
 
       if (buffers == 1)
         load_tile_async<C> (a, tile, t, a.out_x + bx0, a.out_y + by - (mh - 1) / 2);
-      else if (next < walk.total)
+      else if (next.more ())
         load_tile_async<C> (a, base + (cur ^ 1) * tile_floats, t,
-                            a.out_x + (next % walk.tiles_x) * blockDim.x,
-                            a.out_y + (next / walk.tiles_x) * span - (mh - 1) / 2);
+                            a.out_x + next.col * blockDim.x,
+                            a.out_y + next.row * span - (mh - 1) / 2);
       __pipeline_commit ();
       __pipeline_wait_prior (buffers - 1);
       __syncthreads ();
@@ -471,6 +493,7 @@ conv_column (const __grid_constant__ ConvArgs a, int buffers)
             }
         }
       __syncthreads ();   /* this buffer is refilled next but one */
+      walk = next;
     }
 }
 
