@@ -182,83 +182,88 @@ plain_only (const ConvArgs &a)
 /* Tiles go to blocks round-robin; each block prefetches its next tile while
  * it computes the current one (two buffers), or loads as it goes (one
  * buffer) where two tiles do not fit in shared memory.  A block's next tile
- * is gridDim.x tiles on: the walk steps there without dividing. */
-struct TileWalk
+ * is gridDim.x tiles on: the host works out that step in columns and rows
+ * of tiles, so the walk neither divides nor keeps more than the tile's
+ * place live across the tap loop. */
+struct Walk
 {
-  int tiles_x, total;         /* tiles a row of them, and in all */
-  int id, col, row;           /* the tile now */
-  int step_col, step_row;     /* gridDim.x tiles, in columns and rows */
-
-  __device__ bool more () const { return id < total; }
-  __device__ TileWalk next () const
-  {
-    TileWalk w = *this;
-
-    w.id += gridDim.x;
-    w.col += step_col;
-    w.row += step_row;
-    if (w.col >= tiles_x)
-      {
-        w.col -= tiles_x;
-        w.row++;
-      }
-    return w;
-  }
+  int buffers;
+  int across;               /* tiles a row of them */
+  int step_col, step_row;   /* gridDim.x tiles */
 };
 
-__device__ __forceinline__ TileWalk
-tile_walk (const ConvArgs &a, int span_x, int span_y)
+struct TilePos
 {
-  TileWalk w;
+  int col, row;
+};
 
-  w.tiles_x = (a.dst.width + span_x - 1) / span_x;
-  w.total = w.tiles_x * ((a.dst.height + span_y - 1) / span_y);
-  w.id = blockIdx.x;
-  w.col = blockIdx.x % w.tiles_x;
-  w.row = blockIdx.x / w.tiles_x;
-  w.step_col = gridDim.x % w.tiles_x;
-  w.step_row = gridDim.x / w.tiles_x;
-  return w;
+__device__ __forceinline__ TilePos
+first_tile (const Walk &w)
+{
+  return TilePos { (int) blockIdx.x % w.across, (int) blockIdx.x / w.across };
+}
+
+__device__ __forceinline__ TilePos
+next_tile (const Walk &w, TilePos t)
+{
+  t.col += w.step_col;
+  t.row += w.step_row;
+  if (t.col >= w.across)
+    {
+      t.col -= w.across;
+      t.row++;
+    }
+  return t;
+}
+
+__device__ __forceinline__ bool
+tile_exists (const ConvArgs &a, TilePos t, int span_y)
+{
+  return t.row * span_y < a.dst.height;
 }
 
 template <int C, int KW, bool WEIGHTED>
 __global__ void __launch_bounds__ (512)
-conv_register (const __grid_constant__ ConvArgs a, int buffers)
+conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk w)
 {
   constexpr int REG_NX = reg_nx (C, KW);
   extern __shared__ float4 shared4[];   /* float4: 16-byte aligned */
   const int mh = a.mask_height;
   const int span = blockDim.x * REG_NX;   /* output pixels a tile row covers */
   const Tile t = tile_for<C> (span + KW - 1, blockDim.y + mh - 1, a.out_x - (KW - 1) / 2);
-  TileWalk walk = tile_walk (a, span, blockDim.y);
+  TilePos pos = first_tile (w);
   float *const base = reinterpret_cast<float *> (shared4);
   const int tile_floats = t.stride * t.h;
   int cur = 0;
 
-  if (buffers == 2 && walk.more ())
+  if (w.buffers == 2 && tile_exists (a, pos, blockDim.y))
     {
-      load_tile_async<C> (a, base, t, a.out_x + walk.col * span - (KW - 1) / 2,
-                          a.out_y + walk.row * blockDim.y - (mh - 1) / 2);
+      load_tile_async<C> (a, base, t, a.out_x + pos.col * span - (KW - 1) / 2,
+                          a.out_y + pos.row * blockDim.y - (mh - 1) / 2);
       __pipeline_commit ();
     }
-  for (; walk.more (); cur ^= buffers - 1)
+  for (; tile_exists (a, pos, blockDim.y); cur ^= w.buffers - 1)
     {
-      const int bx0 = walk.col * span, by = walk.row * blockDim.y;
-      const TileWalk next = walk.next ();
+      const int bx0 = pos.col * span, by = pos.row * blockDim.y;
       const int ox0 = bx0 + threadIdx.x * REG_NX, oy = by + threadIdx.y;
       const bool active = oy < a.dst.height && ox0 < a.dst.width;
       float *tile = base + cur * tile_floats;
       float plain[REG_NX][C], kca[WEIGHTED ? REG_NX : 1][C], wabs[REG_NX];
 
-      if (buffers == 1)
+      if (w.buffers == 1)
         load_tile_async<C> (a, tile, t, a.out_x + bx0 - (KW - 1) / 2,
                             a.out_y + by - (mh - 1) / 2);
-      else if (next.more ())
-        load_tile_async<C> (a, base + (cur ^ 1) * tile_floats, t,
-                            a.out_x + next.col * span - (KW - 1) / 2,
-                            a.out_y + next.row * blockDim.y - (mh - 1) / 2);
+      else
+        {
+          const TilePos next = next_tile (w, pos);
+
+          if (tile_exists (a, next, blockDim.y))
+            load_tile_async<C> (a, base + (cur ^ 1) * tile_floats, t,
+                                a.out_x + next.col * span - (KW - 1) / 2,
+                                a.out_y + next.row * blockDim.y - (mh - 1) / 2);
+        }
       __pipeline_commit ();
-      __pipeline_wait_prior (buffers - 1);
+      __pipeline_wait_prior (w.buffers - 1);
       __syncthreads ();
 
 #pragma unroll
@@ -356,7 +361,7 @@ conv_register (const __grid_constant__ ConvArgs a, int buffers)
       __syncthreads ();
       store_rows (a, tile, span * C, blockDim.y, bx0, by, min (span, a.dst.width - bx0) * C, C);
       __syncthreads ();   /* this buffer is refilled next but one */
-      walk = next;
+      pos = next_tile (w, pos);
     }
 }
 
@@ -368,39 +373,43 @@ constexpr int COL_NY = 8;   /* not a macro: #pragma unroll expands none */
  * pixels in registers, so each pixel is read from shared memory once. */
 template <int C, bool WEIGHTED>
 __global__ void __launch_bounds__ (256)
-conv_column (const __grid_constant__ ConvArgs a, int buffers)
+conv_column (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk w)
 {
   extern __shared__ float4 shared4[];
   const int mh = a.mask_height;
   const int span = blockDim.y * COL_NY;   /* output rows a tile covers */
   const Tile t = tile_for<C> (blockDim.x, span + mh - 1, a.out_x);
-  TileWalk walk = tile_walk (a, blockDim.x, span);
+  TilePos pos = first_tile (w);
   float *const base = reinterpret_cast<float *> (shared4);
   const int tile_floats = t.stride * t.h;
   int cur = 0;
 
-  if (buffers == 2 && walk.more ())
+  if (w.buffers == 2 && tile_exists (a, pos, span))
     {
-      load_tile_async<C> (a, base, t, a.out_x + walk.col * blockDim.x,
-                          a.out_y + walk.row * span - (mh - 1) / 2);
+      load_tile_async<C> (a, base, t, a.out_x + pos.col * blockDim.x,
+                          a.out_y + pos.row * span - (mh - 1) / 2);
       __pipeline_commit ();
     }
-  for (; walk.more (); cur ^= buffers - 1)
+  for (; tile_exists (a, pos, span); cur ^= w.buffers - 1)
     {
-      const int bx0 = walk.col * blockDim.x, by = walk.row * span;
-      const TileWalk next = walk.next ();
+      const int bx0 = pos.col * blockDim.x, by = pos.row * span;
       const int ox = bx0 + threadIdx.x, oy0 = by + threadIdx.y * COL_NY;
       float *tile = base + cur * tile_floats;
       float plain[COL_NY][C], kca[WEIGHTED ? COL_NY : 1][C], wabs[COL_NY], win[COL_NY][C];
 
-      if (buffers == 1)
+      if (w.buffers == 1)
         load_tile_async<C> (a, tile, t, a.out_x + bx0, a.out_y + by - (mh - 1) / 2);
-      else if (next.more ())
-        load_tile_async<C> (a, base + (cur ^ 1) * tile_floats, t,
-                            a.out_x + next.col * blockDim.x,
-                            a.out_y + next.row * span - (mh - 1) / 2);
+      else
+        {
+          const TilePos next = next_tile (w, pos);
+
+          if (tile_exists (a, next, span))
+            load_tile_async<C> (a, base + (cur ^ 1) * tile_floats, t,
+                                a.out_x + next.col * blockDim.x,
+                                a.out_y + next.row * span - (mh - 1) / 2);
+        }
       __pipeline_commit ();
-      __pipeline_wait_prior (buffers - 1);
+      __pipeline_wait_prior (w.buffers - 1);
       __syncthreads ();
 
       if (ox < a.dst.width && oy0 < a.dst.height)
@@ -493,7 +502,7 @@ conv_column (const __grid_constant__ ConvArgs a, int buffers)
             }
         }
       __syncthreads ();   /* this buffer is refilled next but one */
-      walk = next;
+      pos = next_tile (w, pos);
     }
 }
 
@@ -567,7 +576,7 @@ cc_register_set_mask (const float *mask, int width, int height, cudaStream_t str
 template <typename Kernel>
 static cudaError_t
 launch_walk (Kernel kernel, const ConvArgs &a, dim3 block, size_t tile, size_t shared_limit,
-             int tiles, cudaStream_t stream)
+             int across, int down, cudaStream_t stream)
 {
   int device = 0, sms = 1, per_sm = 1, sm_shared = 0;
   cudaError_t err;
@@ -585,8 +594,10 @@ launch_walk (Kernel kernel, const ConvArgs &a, dim3 block, size_t tile, size_t s
                                    (int) shared_limit)) != cudaSuccess)
     return err;
   cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, kernel, block.x * block.y, shared);
-  const int blocks = per_sm > 0 ? per_sm * sms : sms;
-  kernel<<<tiles < blocks ? tiles : blocks, block, shared, stream>>> (a, buffers);
+  const int blocks = min (per_sm > 0 ? per_sm * sms : sms, across * down);
+  const Walk w = { buffers, across, blocks % across, blocks / across };
+
+  kernel<<<blocks, block, shared, stream>>> (a, w);
   return cudaGetLastError ();
 }
 
@@ -603,10 +614,9 @@ launch_column (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
   if (tile > shared_limit)
     return cudaErrorInvalidConfiguration;
 
-  const int tiles = ((a.dst.width + 31) / 32) *
-                    ((a.dst.height + by * COL_NY - 1) / (by * COL_NY));
-  return launch_walk (conv_column<C, WEIGHTED>, a, dim3 (32, by), tile, shared_limit, tiles,
-                      stream);
+  return launch_walk (conv_column<C, WEIGHTED>, a, dim3 (32, by), tile, shared_limit,
+                      (a.dst.width + 31) / 32,
+                      (a.dst.height + by * COL_NY - 1) / (by * COL_NY), stream);
 }
 
 template <int C, int KW, bool WEIGHTED>
@@ -620,9 +630,8 @@ launch_class (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
     return cudaErrorInvalidConfiguration;
 
   const int span = block.x * reg_nx (C, KW);
-  const int tiles = ((a.dst.width + span - 1) / span) *
-                    ((a.dst.height + block.y - 1) / block.y);
-  return launch_walk (conv_register<C, KW, WEIGHTED>, a, block, tile, shared_limit, tiles,
+  return launch_walk (conv_register<C, KW, WEIGHTED>, a, block, tile, shared_limit,
+                      (a.dst.width + span - 1) / span, (a.dst.height + block.y - 1) / block.y,
                       stream);
 }
 
