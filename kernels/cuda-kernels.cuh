@@ -58,6 +58,38 @@ load_pixel (const float *p, float v[C], bool vec4)
       v[c] = __ldg (p + c);
 }
 
+/* cc_border_index for the device's int coordinates: its 64-bit remainders
+ * are subroutine calls on the GPU, whose calling convention costs every
+ * kernel that may reach them registers.  The mirror period 2(n - 1) may
+ * pass INT_MAX, hence the unsigned arithmetic. */
+__device__ __forceinline__ int
+border_index (int i, int n, int border)
+{
+  if ((unsigned) i < (unsigned) n)
+    return i;
+  switch (border)
+    {
+    case CC_BORDER_ZERO:
+      return -1;
+    case CC_BORDER_EXTEND:
+      return i < 0 ? 0 : n - 1;
+    case CC_BORDER_WRAP:
+      i %= n;
+      return i < 0 ? i + n : i;
+    default:
+      {
+        /* The mirror is symmetric about 0: fold i onto |i|. */
+        const unsigned p = 2u * (unsigned) (n - 1);
+        unsigned m = i < 0 ? 0u - (unsigned) i : (unsigned) i;
+
+        if (p == 0)
+          return 0;
+        m %= p;
+        return (int) (m < (unsigned) n ? m : p - m);
+      }
+    }
+}
+
 /* One source row in global memory, its border resolved once; only taps
  * outside the row pay for the border rule across. */
 template <int C>
@@ -71,15 +103,14 @@ struct GlobalRow
   {
     if ((unsigned) x >= (unsigned) a.src.width)
       {
-        long long mx = cc_border_index (x, a.src.width, a.border_x);
-        if (mx < 0)
+        x = border_index (x, a.src.width, a.border_x);
+        if (x < 0)
           {
 #pragma unroll
             for (int c = 0; c < C; c++)
               v[c] = 0.0f;
             return;
           }
-        x = (int) mx;
       }
     load_pixel<C> (p + x * C, v, a.vec4);
   }
@@ -94,10 +125,9 @@ pixel_address (const GlobalRow<C> &row, int x)
     return NULL;
   if ((unsigned) x >= (unsigned) row.a.src.width)
     {
-      long long mx = cc_border_index (x, row.a.src.width, row.a.border_x);
-      if (mx < 0)
+      x = border_index (x, row.a.src.width, row.a.border_x);
+      if (x < 0)
         return NULL;
-      x = (int) mx;
     }
   return row.p + x * C;
 }
@@ -108,10 +138,9 @@ global_row (const ConvArgs &a, int y)
 {
   if ((unsigned) y >= (unsigned) a.src.height)
     {
-      long long my = cc_border_index (y, a.src.height, a.border_y);
-      if (my < 0)
+      y = border_index (y, a.src.height, a.border_y);
+      if (y < 0)
         return GlobalRow<C> { a, NULL };
-      y = (int) my;
     }
   return GlobalRow<C> { a, a.src.data + y * a.src.pitch };
 }

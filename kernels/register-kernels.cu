@@ -28,8 +28,16 @@ reg_nx (int channels, int kw)
  * (conv_column, below). */
 #define REG_MAX_WIDTH 127
 
-/* [height][class width]; 127 x 127 floats is 63 KB, within the 64 KB bank. */
-__constant__ float c_reg_mask[REG_MAX_WIDTH * CC_MASK_MAX];
+/* Floats a mask row takes: an even count past width 1, so that the taps
+ * load in pairs (one uniform 8-byte load for two taps). */
+__host__ __device__ constexpr int
+reg_mask_stride (int kw)
+{
+  return kw == 1 ? 1 : kw + 1;
+}
+
+/* [height][stride]; 127 x 128 floats is 63.5 KB, within the 64 KB bank. */
+__constant__ __align__ (8) float c_reg_mask[reg_mask_stride (REG_MAX_WIDTH) * CC_MASK_MAX];
 
 /* One pixel's C channels from shared memory (16-byte reads for RGBA). */
 template <int C>
@@ -222,8 +230,12 @@ tile_exists (const ConvArgs &a, TilePos t, int span_y)
   return t.row * span_y < a.dst.height;
 }
 
+/* Two blocks of 512 an SM cap a thread at 64 registers, which the plain
+ * kernels fit without spilling; the weighted ones hold three sums an
+ * output and take up to 128.  (With no minimum given, ptxas picked 40 for
+ * some of them, and spilled.) */
 template <int C, int KW, bool WEIGHTED>
-__global__ void __launch_bounds__ (512)
+__global__ void __launch_bounds__ (512, WEIGHTED ? 1 : 2)
 conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk w)
 {
   constexpr int REG_NX = reg_nx (C, KW);
@@ -283,7 +295,8 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
         {
           const float *row = tile + (threadIdx.y + j) * t.stride + t.lead +
                              threadIdx.x * REG_NX * C;
-          const float *taps = c_reg_mask + j * KW;
+          const float2 *taps = reinterpret_cast<const float2 *> (c_reg_mask +
+                                                                  j * reg_mask_stride (KW));
 
           /* Pixel p of the thread's window feeds output n through tap p - n. */
 #pragma unroll
@@ -299,7 +312,7 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
 
                   if (i < 0 || i >= KW)
                     continue;
-                  const float k = taps[i];
+                  const float k = i % 2 ? taps[i / 2].y : taps[i / 2].x;
                   if (WEIGHTED)
                     {
                       const float ka = k * v[C - 1];
@@ -519,23 +532,40 @@ column_tile_bytes (int by, int mask_height, int channels)
   return sizeof (float) * tile_stride (32, channels) * (size_t) (by * COL_NY + mask_height - 1);
 }
 
-/* A block's shape: 16 rows of one warp each, which amortises a tall mask's
- * halo; short images get fewer, wider rows (256 threads), so no thread idles
- * on a single-row signal.  It shrinks until the tile fits shared memory;
- * the last resort, for tall masks on few channels (whose threads are
- * widest), is one row of 8 threads. */
+/* A block's shape, as measured fastest on an H100 (RGBA, 4096x4096):
+ * - masks under 3 rows or columns (row passes, 1D signals): 8 rows of a
+ *   warp;
+ * - 2D masks get narrow blocks, so that several share an SM and one block's
+ *   wait at a barrier (for its slowest warp, for its loads) is another's
+ *   time to compute: 3 and 5 rows tall, 24 rows of 16 threads, which
+ *   amortises the halo rows that dominate their loads; 7 tall, 8 rows of
+ *   16; up to 23, 16 of 16; taller, 32 rows, of 8 threads where the mask
+ *   is 25 wide or more.
+ * Short images get fewer, wider rows (256 threads), so no thread idles on
+ * a single-row signal.  The shape shrinks until the tile fits shared
+ * memory; the last resort, for tall masks on few channels (whose threads
+ * are widest), is one row of 8 threads. */
+static int
+fewer_rows (int by)
+{
+  return by > 16 ? 16 : by / 2;
+}
+
 static bool
 block_shape (int kw, int mask_height, int channels, int dst_height, size_t shared_limit,
              dim3 *block, size_t *shared)
 {
-  /* 8 rows for short masks: smaller blocks, more of them an SM, so one
-   * block's loads overlap another's arithmetic. */
-  int by = mask_height <= 7 ? 8 : 16;
+  int by = 8, bx_max = 32;
 
-  while (by > 1 && by / 2 >= dst_height)
-    by /= 2;
-  for (; by >= 1; by /= 2)
-    for (int bx = by >= 8 ? 32 : 256 / by; bx >= (by > 1 ? 32 : 8); bx /= 2)
+  if (kw >= 3 && mask_height >= 3)
+    {
+      bx_max = mask_height >= 25 && kw >= 25 ? 8 : 16;
+      by = mask_height <= 5 ? 24 : mask_height == 7 ? 8 : mask_height < 25 ? 16 : 32;
+    }
+  while (by > 1 && fewer_rows (by) >= dst_height)
+    by = fewer_rows (by);
+  for (; by >= 1; by = fewer_rows (by))
+    for (int bx = by >= 8 ? bx_max : 256 / by; bx >= 8; bx /= 2)
       if ((*shared = tile_bytes (bx, by, kw, mask_height, channels)) <= shared_limit)
         {
           *block = dim3 (bx, by);
@@ -558,14 +588,14 @@ cudaError_t
 cc_register_set_mask (const float *mask, int width, int height, cudaStream_t stream)
 {
   const int kw = cc_mask_width_class (width);
-  const int pad = (kw - width) / 2;
-  float padded[REG_MAX_WIDTH * CC_MASK_MAX];
+  const int pad = (kw - width) / 2, stride = reg_mask_stride (kw);
+  float padded[reg_mask_stride (REG_MAX_WIDTH) * CC_MASK_MAX];
 
-  /* Centred in its class, zero taps either side. */
+  /* Centred in its class, zero taps either side and in the row's padding. */
   for (int j = 0; j < height; j++)
-    for (int i = 0; i < kw; i++)
-      padded[j * kw + i] = i >= pad && i < pad + width ? mask[j * width + i - pad] : 0.0f;
-  return cudaMemcpyToSymbolAsync (c_reg_mask, padded, sizeof (float) * kw * height, 0,
+    for (int i = 0; i < stride; i++)
+      padded[j * stride + i] = i >= pad && i < pad + width ? mask[j * width + i - pad] : 0.0f;
+  return cudaMemcpyToSymbolAsync (c_reg_mask, padded, sizeof (float) * stride * height, 0,
                                   cudaMemcpyHostToDevice, stream);
 }
 

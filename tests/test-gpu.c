@@ -96,6 +96,43 @@ test_strips (CcContext *ctx, const CcMethod *methods, int n, int n_shapes)
   cc_context_set_device_budget (ctx, 0);
 }
 
+/* Images with more tiles than the GPU holds blocks at once, so that blocks
+ * walk runs of tiles: down a column (rows carried over in the ring), on to
+ * the next column's top, and along a 1D signal (two buffers).  The sweep's
+ * images give a block a tile or so. */
+static void
+test_walks (CcContext *ctx)
+{
+  static const struct
+  {
+    int mask_width, mask_height, channels, width, height, rank;
+  } walks[] = {
+    { 3, 3, 4, 2300, 1100, 0 }, { 9, 9, 3, 1300, 900, 0 }, { 15, 15, 2, 1000, 900, 0 },
+    { 25, 25, 1, 1400, 1000, 1 }, { 25, 1, 1, 12000000, 1, 0 }, { 1, 31, 4, 700, 3000, 0 }
+  };
+  static const CcMethod methods[] = { CC_METHOD_REGISTER, CC_METHOD_SEPARABLE };
+  const int n = sizeof walks / sizeof walks[0];
+  int failed = 0;
+
+  for (int i = 0; i < n; i++)
+    {
+      CheckCase c;
+
+      memset (&c, 0, sizeof c);
+      c.mask_width = walks[i].mask_width;
+      c.mask_height = walks[i].mask_height;
+      c.src_width = c.out_width = walks[i].width;
+      c.src_height = c.out_height = walks[i].height;
+      c.channels = walks[i].channels;
+      c.src_type = c.dst_type = CC_TYPE_FLOAT;
+      c.border = (CcBorder) (i % CC_BORDER_COUNT);
+      c.clamp = i % 2;
+      c.mask_rank = walks[i].rank;
+      failed += check_case (ctx, &c, methods, c.mask_rank ? 2 : 1) ? 1 : 0;
+    }
+  printf ("walks: %d cases, %d failed\n", n, failed);
+}
+
 /* Injected faults: an allocation or a launch that fails.  An explicit GPU
  * method returns the error with the output untouched; auto takes the CPU,
  * says why, and gets the right result; afterwards the GPU works. */
@@ -263,6 +300,7 @@ main (void)
     {
       check_known (ctx, methods, n);
       check_sweep (ctx, methods, n, true);
+      test_walks (ctx);
       test_strips (ctx, methods, n, 3);
       check_threads (ctx, CC_METHOD_CONSTANT);
       check_threads (ctx, CC_METHOD_TILED);
