@@ -552,8 +552,8 @@ fewer_rows (int by)
 }
 
 static bool
-block_shape (int kw, int mask_height, int channels, int dst_height, size_t shared_limit,
-             dim3 *block, size_t *shared)
+block_shape (int kw, int mask_height, int channels, int dst_height, int max_threads,
+             size_t shared_limit, dim3 *block, size_t *shared)
 {
   int by = 8, bx_max = 32;
 
@@ -562,6 +562,8 @@ block_shape (int kw, int mask_height, int channels, int dst_height, size_t share
       bx_max = mask_height >= 25 && kw >= 25 ? 8 : 16;
       by = mask_height <= 5 ? 24 : mask_height == 7 ? 8 : mask_height < 25 ? 16 : 32;
     }
+  while (bx_max * by > max_threads)
+    by = fewer_rows (by);
   while (by > 1 && fewer_rows (by) >= dst_height)
     by = fewer_rows (by);
   for (; by >= 1; by = fewer_rows (by))
@@ -656,7 +658,10 @@ launch_class (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
   dim3 block;
   size_t tile;
 
-  if (!block_shape (KW, a.mask_height, C, a.dst.height, shared_limit, &block, &tile))
+  /* The weighted kernels' registers (three sums an output) allow 256
+   * threads a block where two blocks share an SM. */
+  if (!block_shape (KW, a.mask_height, C, a.dst.height, WEIGHTED ? 256 : 512, shared_limit,
+                    &block, &tile))
     return cudaErrorInvalidConfiguration;
 
   const int span = block.x * reg_nx (C, KW);
