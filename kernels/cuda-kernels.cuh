@@ -58,38 +58,6 @@ load_pixel (const float *p, float v[C], bool vec4)
       v[c] = __ldg (p + c);
 }
 
-/* cc_border_index for the device's int coordinates: its 64-bit remainders
- * are subroutine calls on the GPU, whose calling convention costs every
- * kernel that may reach them registers.  The mirror period 2(n - 1) may
- * pass INT_MAX, hence the unsigned arithmetic. */
-__device__ __forceinline__ int
-border_index (int i, int n, int border)
-{
-  if ((unsigned) i < (unsigned) n)
-    return i;
-  switch (border)
-    {
-    case CC_BORDER_ZERO:
-      return -1;
-    case CC_BORDER_EXTEND:
-      return i < 0 ? 0 : n - 1;
-    case CC_BORDER_WRAP:
-      i %= n;
-      return i < 0 ? i + n : i;
-    default:
-      {
-        /* The mirror is symmetric about 0: fold i onto |i|. */
-        const unsigned p = 2u * (unsigned) (n - 1);
-        unsigned m = i < 0 ? 0u - (unsigned) i : (unsigned) i;
-
-        if (p == 0)
-          return 0;
-        m %= p;
-        return (int) (m < (unsigned) n ? m : p - m);
-      }
-    }
-}
-
 /* One source row in global memory, its border resolved once; only taps
  * outside the row pay for the border rule across. */
 template <int C>
@@ -103,7 +71,7 @@ struct GlobalRow
   {
     if ((unsigned) x >= (unsigned) a.src.width)
       {
-        x = border_index (x, a.src.width, a.border_x);
+        x = cc_border_index32 (x, a.src.width, a.border_x);
         if (x < 0)
           {
 #pragma unroll
@@ -125,7 +93,7 @@ pixel_address (const GlobalRow<C> &row, int x)
     return NULL;
   if ((unsigned) x >= (unsigned) row.a.src.width)
     {
-      x = border_index (x, row.a.src.width, row.a.border_x);
+      x = cc_border_index32 (x, row.a.src.width, row.a.border_x);
       if (x < 0)
         return NULL;
     }
@@ -138,7 +106,7 @@ global_row (const ConvArgs &a, int y)
 {
   if ((unsigned) y >= (unsigned) a.src.height)
     {
-      y = border_index (y, a.src.height, a.border_y);
+      y = cc_border_index32 (y, a.src.height, a.border_y);
       if (y < 0)
         return GlobalRow<C> { a, NULL };
     }

@@ -46,34 +46,43 @@ enum
   CC_MODE_COPY         /* copied from the source */
 };
 
-/* Maps coordinate i onto 0..n-1 by the border mode; -1 means "zero". */
-CC_HD int64_t
-cc_border_index (int64_t i, int64_t n, int border)
-{
-  if (i >= 0 && i < n)
-    return i;
-  switch (border)
-    {
-    case CC_BORDER_ZERO:
-      return -1;
-    case CC_BORDER_EXTEND:
-      return i < 0 ? 0 : n - 1;
-    case CC_BORDER_WRAP:
-      i %= n;
-      return i < 0 ? i + n : i;
-    default:
-      {
-        /* Mirror without repeating the edge: period 2(n-1). */
-        int64_t p = 2 * (n - 1);
-        if (p == 0)
-          return 0;
-        i %= p;
-        if (i < 0)
-          i += p;
-        return i < n ? i : p - i;
-      }
-    }
-}
+/* Maps coordinate i onto 0..n-1 by the border mode; -1 means "zero".
+ * Written once for two widths: int64_t for the host's coordinates, and int
+ * for the GPU's (cc_border_index32), where 64-bit remainders are subroutine
+ * calls that cost every kernel reaching them registers.  The mirror, which
+ * does not repeat the edge, has period 2(n - 1) and is symmetric about 0:
+ * it folds i onto |i|, unsigned, as the period may pass the signed
+ * maximum. */
+#define CC_BORDER_INDEX(name, T, U)                             \
+  CC_HD T                                                       \
+  name (T i, T n, int border)                                   \
+  {                                                             \
+    if (i >= 0 && i < n)                                        \
+      return i;                                                 \
+    switch (border)                                             \
+      {                                                         \
+      case CC_BORDER_ZERO:                                      \
+        return -1;                                              \
+      case CC_BORDER_EXTEND:                                    \
+        return i < 0 ? 0 : n - 1;                               \
+      case CC_BORDER_WRAP:                                      \
+        i %= n;                                                 \
+        return i < 0 ? i + n : i;                               \
+      default:                                                  \
+        {                                                       \
+          const U p = 2 * (U) (n - 1);                          \
+          U m = i < 0 ? (U) 0 - (U) i : (U) i;                  \
+                                                                \
+          if (p == 0)                                           \
+            return 0;                                           \
+          m %= p;                                               \
+          return (T) (m < (U) n ? m : p - m);                   \
+        }                                                       \
+      }                                                         \
+  }
+
+CC_BORDER_INDEX (cc_border_index, int64_t, uint64_t)
+CC_BORDER_INDEX (cc_border_index32, int, unsigned)
 
 /* The divisor, offset and clamping step; 'weighted' carries the alpha-weighted
  * sums, falling back to the plain sum where sum |k*a| is 0. */

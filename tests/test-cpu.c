@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
@@ -39,6 +40,17 @@ test_border_index (void)
            cc_border_index (i, 1, CC_BORDER_WRAP) == 0, "1-pixel axis, index %d", i);
   CHECK (cc_border_index (-1000001, 3, CC_BORDER_WRAP) == 1, "wrap far left");
   CHECK (cc_border_index (1000001, 3, CC_BORDER_MIRROR) == 1, "mirror far right");
+  /* The GPU's 32-bit form agrees, up to the ends of int. */
+  for (int b = 0; b < CC_BORDER_COUNT; b++)
+    for (int n = 1; n <= 9; n++)
+      for (int i = -40; i <= 40; i++)
+        CHECK (cc_border_index32 (i, n, b) == cc_border_index (i, n, b),
+               "border %s: 32-bit index %d of %d", cc_border_name ((CcBorder) b), i, n);
+  CHECK (cc_border_index32 (INT_MIN, INT_MAX, CC_BORDER_MIRROR) ==
+         cc_border_index (INT_MIN, INT_MAX, CC_BORDER_MIRROR) &&
+         cc_border_index32 (INT_MIN, 7, CC_BORDER_WRAP) ==
+         cc_border_index (INT_MIN, 7, CC_BORDER_WRAP),
+         "32-bit border index at INT_MIN");
 }
 
 static void
