@@ -1,7 +1,8 @@
 /* make bench: every GPU method on a 4096x4096 RGBA float image resident on
- * the GPU, beside the device copy floor and NPP, and the 1D methods on long
- * signals.  CUDA events, warm-up, median of many runs, random data; each
- * result is spot-checked against the gold.  A program, not a test.
+ * the GPU (or of 1 to 3 channels, --channels), beside the device copy floor
+ * and NPP (RGBA only), and the 1D methods on long signals.  CUDA events,
+ * warm-up, median of many runs, random data; each result is spot-checked
+ * against the gold.  A program, not a test.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -33,6 +34,7 @@ static FILE *markdown;
 static const char *only;        /* --only METHOD: time just that one */
 static int only_mask;           /* --mask K: just that 2D mask size */
 static bool no_1d;              /* --no-1d */
+static int channels = 4;        /* --channels N: the 2D image's */
 /* Checks three 8x8 (or 64x1) regions of the GPU result against the gold;
  * returns the worst error over the bound (<= 1 passes). */
 static double
@@ -270,9 +272,11 @@ static void
 bench_2d (CcContext *ctx, int size)
 {
   static const int masks[] = { 3, 5, 7, 9, 15, 25, 31 };
-  const int64_t n = (int64_t) size * size * 4;
+  static const char *const layouts[] = { "1-channel", "2-channel", "3-channel", "RGBA" };
+  const int64_t n = (int64_t) size * size * channels;
   const size_t bytes = n * sizeof (float);
-  CcImage host = { malloc (bytes), CC_TYPE_FLOAT, 4, size, size, size * 16, false };
+  CcImage host = { malloc (bytes), CC_TYPE_FLOAT, channels, size, size,
+                   size * channels * (int64_t) sizeof (float), false };
   CcImage src = host, dst = host;
   double floor_ms, ms[N_METHODS], values[31 * 31];
   char title[160], name[32];
@@ -286,8 +290,8 @@ bench_2d (CcContext *ctx, int size)
   floor_ms = bench_time_copy (dst.data, src.data, bytes, WARMUP, RUNS);
 
   snprintf (title, sizeof title,
-            "2D: %dx%d RGBA float on the GPU, border extend, random (non-separable) masks, ms",
-            size, size);
+            "2D: %dx%d %s float on the GPU, border extend, random (non-separable) masks, ms",
+            size, size, layouts[channels - 1]);
   header (title, floor_ms);
   for (size_t m = 0; m < sizeof masks / sizeof masks[0]; m++)
     {
@@ -301,7 +305,8 @@ bench_2d (CcContext *ctx, int size)
         sum += values[i] = bench_rand01 () - 0.25;
       mask.divisor = sum;
 #ifdef HAVE_NPP
-      npp_ms = time_npp (&src, &dst, &mask);
+      if (channels == 4)
+        npp_ms = time_npp (&src, &dst, &mask);
 #endif
       run_methods (ctx, &host, &src, &dst, &mask, ms);
       snprintf (name, sizeof name, "%dx%d", k, k);
@@ -325,7 +330,8 @@ bench_2d (CcContext *ctx, int size)
       for (int i = 0; i < 31; i++)
         mask.divisor += values[j * 31 + i] = g[j] * g[i];
 #ifdef HAVE_NPP
-    npp_ms = time_npp (&src, &dst, &mask);
+    if (channels == 4)
+      npp_ms = time_npp (&src, &dst, &mask);
 #endif
     run_methods (ctx, &host, &src, &dst, &mask, ms);
     row ("31x31 gauss", floor_ms, npp_ms, ms, 2.0 * bytes);
@@ -384,10 +390,13 @@ main (int argc, char **argv)
       only_mask = atoi (argv[++i]);
     else if (strcmp (argv[i], "--no-1d") == 0)
       no_1d = true;
+    else if (strcmp (argv[i], "--channels") == 0 && i + 1 < argc &&
+             (channels = atoi (argv[++i])) >= 1 && channels <= 4)
+      ;
     else
       {
         fprintf (stderr, "usage: bench [--size N] [--markdown FILE] [--only METHOD] "
-                 "[--mask K] [--no-1d]\n");
+                 "[--mask K] [--no-1d] [--channels 1-4]\n");
         return 2;
       }
   if (cc_context_gpu_status (ctx, why, sizeof why) != CC_OK)
