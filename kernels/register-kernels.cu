@@ -246,12 +246,17 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
   TilePos pos = first_tile (w);
   float *const base = reinterpret_cast<float *> (shared4);
   const int tile_floats = t.stride * t.h;
+  /* Starts loading the tile at 'p' into 'buffer'. */
+  const auto load = [&] (float *buffer, TilePos p)
+  {
+    load_tile_async<C> (a, buffer, t, a.out_x + p.col * span - (KW - 1) / 2,
+                        a.out_y + p.row * blockDim.y - (mh - 1) / 2);
+  };
   int cur = 0;
 
   if (w.buffers == 2 && tile_exists (a, pos, blockDim.y))
     {
-      load_tile_async<C> (a, base, t, a.out_x + pos.col * span - (KW - 1) / 2,
-                          a.out_y + pos.row * blockDim.y - (mh - 1) / 2);
+      load (base, pos);
       __pipeline_commit ();
     }
   for (; tile_exists (a, pos, blockDim.y); cur ^= w.buffers - 1)
@@ -263,16 +268,13 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
       float plain[REG_NX][C], kca[WEIGHTED ? REG_NX : 1][C], wabs[REG_NX];
 
       if (w.buffers == 1)
-        load_tile_async<C> (a, tile, t, a.out_x + bx0 - (KW - 1) / 2,
-                            a.out_y + by - (mh - 1) / 2);
+        load (tile, pos);
       else
         {
           const TilePos next = next_tile (w, pos);
 
           if (tile_exists (a, next, blockDim.y))
-            load_tile_async<C> (a, base + (cur ^ 1) * tile_floats, t,
-                                a.out_x + next.col * span - (KW - 1) / 2,
-                                a.out_y + next.row * blockDim.y - (mh - 1) / 2);
+            load (base + (cur ^ 1) * tile_floats, next);
         }
       __pipeline_commit ();
       __pipeline_wait_prior (w.buffers - 1);
@@ -395,12 +397,16 @@ conv_column (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk w)
   TilePos pos = first_tile (w);
   float *const base = reinterpret_cast<float *> (shared4);
   const int tile_floats = t.stride * t.h;
+  const auto load = [&] (float *buffer, TilePos p)
+  {
+    load_tile_async<C> (a, buffer, t, a.out_x + p.col * blockDim.x,
+                        a.out_y + p.row * span - (mh - 1) / 2);
+  };
   int cur = 0;
 
   if (w.buffers == 2 && tile_exists (a, pos, span))
     {
-      load_tile_async<C> (a, base, t, a.out_x + pos.col * blockDim.x,
-                          a.out_y + pos.row * span - (mh - 1) / 2);
+      load (base, pos);
       __pipeline_commit ();
     }
   for (; tile_exists (a, pos, span); cur ^= w.buffers - 1)
@@ -411,15 +417,13 @@ conv_column (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk w)
       float plain[COL_NY][C], kca[WEIGHTED ? COL_NY : 1][C], wabs[COL_NY], win[COL_NY][C];
 
       if (w.buffers == 1)
-        load_tile_async<C> (a, tile, t, a.out_x + bx0, a.out_y + by - (mh - 1) / 2);
+        load (tile, pos);
       else
         {
           const TilePos next = next_tile (w, pos);
 
           if (tile_exists (a, next, span))
-            load_tile_async<C> (a, base + (cur ^ 1) * tile_floats, t,
-                                a.out_x + next.col * blockDim.x,
-                                a.out_y + next.row * span - (mh - 1) / 2);
+            load (base + (cur ^ 1) * tile_floats, next);
         }
       __pipeline_commit ();
       __pipeline_wait_prior (w.buffers - 1);
