@@ -96,9 +96,10 @@ test_strips (CcContext *ctx, const CcMethod *methods, int n, int n_shapes)
   cc_context_set_device_budget (ctx, 0);
 }
 
-/* Images with more tiles than the GPU holds blocks at once, so that blocks
- * walk runs of tiles: down a column (rows carried over in the ring), on to
- * the next column's top, and along a 1D signal (two buffers).  The sweep's
+/* Images with more tiles than the GPU holds blocks at once, so that each
+ * block walks several tiles, gridDim.x tiles apart: along a row of tiles
+ * and over onto the next (the step's column carry), with its next tile
+ * prefetched into the second buffer, and along a 1D signal.  The sweep's
  * images give a block a tile or so. */
 static void
 test_walks (CcContext *ctx)
