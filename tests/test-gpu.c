@@ -110,7 +110,7 @@ test_walks (CcContext *ctx)
   } walks[] = {
     { 3, 3, 4, 2300, 1100, 0 }, { 9, 9, 3, 1300, 900, 0 }, { 15, 15, 2, 1000, 900, 0 },
     { 25, 25, 1, 1400, 1000, 1 }, { 25, 1, 1, 12000000, 1, 0 }, { 1, 31, 4, 700, 3000, 0 },
-    { 5, 5, 3, 600, 2900, 0 }, { 7, 7, 1, 1700, 1500, 0 }
+    { 5, 5, 3, 600, 2900, 0 }, { 7, 7, 1, 1700, 1500, 0 }, { 7, 7, 4, 1900, 1300, 0 }
   };
   static const CcMethod methods[] = { CC_METHOD_REGISTER, CC_METHOD_SEPARABLE };
   const int n = sizeof walks / sizeof walks[0];
