@@ -99,9 +99,11 @@ time_method (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcMas
 
 /* One table row: a mask's times for every method (NAN: it cannot take
  * the mask; INFINITY: a wrong result), the best, its bandwidth (the image
- * read and written once: 'bytes' in all), and the best over NPP. */
+ * read and written once: 'bytes' in all), the best over NPP, and the
+ * method auto picks. */
 static void
-row (const char *mask, double floor_ms, double npp_ms, const double *ms, double bytes)
+row (const char *mask, double floor_ms, double npp_ms, const double *ms, double bytes,
+     const char *auto_pick)
 {
   double best = INFINITY;
   int best_i = -1;
@@ -143,9 +145,9 @@ row (const char *mask, double floor_ms, double npp_ms, const double *ms, double 
             fprintf (markdown, " - |");
         }
     }
-  printf ("\n");
+  printf ("  %s\n", auto_pick);
   if (markdown)
-    fprintf (markdown, "\n");
+    fprintf (markdown, " %s |\n", auto_pick);
 }
 
 static void
@@ -160,23 +162,26 @@ header (const char *title, double floor_ms)
       if (markdown)
         fprintf (markdown, " %s |", cc_method_name (gpu_methods[i]));
     }
-  printf ("  %-9s %7s %7s %7s\n", "best", "GB/s", "vs NPP", "floor%");
+  printf ("  %-9s %7s %7s %7s  %s\n", "best", "GB/s", "vs NPP", "floor%", "auto");
   if (markdown)
     {
-      fprintf (markdown, " best | best GB/s | best vs NPP |\n|---|---|");
-      for (int i = 0; i < N_METHODS + 3; i++)
+      fprintf (markdown, " best | best GB/s | best vs NPP | auto |\n|---|---|");
+      for (int i = 0; i < N_METHODS + 4; i++)
         fprintf (markdown, "---|");
       fprintf (markdown, "\n");
     }
 }
 
-/* Every method on one mask: median ms, NAN where it cannot take it. */
-static void
+/* Every method on one mask: median ms, NAN where it cannot take it.
+ * Returns the method auto picks ("-" under --only, "WRONG" if its result
+ * is). */
+static const char *
 run_methods (CcContext *ctx, const CcImage *host, const CcImage *src, const CcImage *dst,
              const CcMask *mask, double *ms)
 {
   const size_t bytes = dst->stride * dst->height;
   CcOptions o;
+  CcResult r;
 
   cc_options_init (&o);
   for (int i = 0; i < N_METHODS; i++)
@@ -195,6 +200,16 @@ run_methods (CcContext *ctx, const CcImage *host, const CcImage *src, const CcIm
       if (ok && spot_check (host, dst, mask, &o) > 1.0)
         ms[i] = INFINITY;
     }
+  if (only)
+    return "-";
+  o.method = CC_METHOD_AUTO;
+  bench_die (cudaMemset (dst->data, 0xff, bytes), "poison");
+  if (cc_convolve (ctx, src, 0, 0, dst, mask, &o, &r) != CC_OK)
+    {
+      fprintf (stderr, "bench: auto: %s\n", r.message);
+      return "-";
+    }
+  return spot_check (host, dst, mask, &o) > 1.0 ? "WRONG" : cc_method_name (r.method_used);
 }
 
 #ifdef HAVE_NPP
@@ -272,6 +287,7 @@ static void
 bench_2d (CcContext *ctx, int size)
 {
   static const int masks[] = { 3, 5, 7, 9, 15, 25, 31 };
+  static const int gauss[] = { 5, 7, 9, 11, 15, 25, 31 };
   static const char *const layouts[] = { "1-channel", "2-channel", "3-channel", "RGBA" };
   const int64_t n = (int64_t) size * size * channels;
   const size_t bytes = n * sizeof (float);
@@ -280,6 +296,7 @@ bench_2d (CcContext *ctx, int size)
   CcImage src = host, dst = host;
   double floor_ms, ms[N_METHODS], values[31 * 31];
   char title[160], name[32];
+  const char *pick;
 
   src.on_device = dst.on_device = true;
   for (int64_t i = 0; i < n; i++)
@@ -308,34 +325,39 @@ bench_2d (CcContext *ctx, int size)
       if (channels == 4)
         npp_ms = time_npp (&src, &dst, &mask);
 #endif
-      run_methods (ctx, &host, &src, &dst, &mask, ms);
+      pick = run_methods (ctx, &host, &src, &dst, &mask, ms);
       snprintf (name, sizeof name, "%dx%d", k, k);
-      row (name, floor_ms, npp_ms, ms, 2.0 * bytes);
+      row (name, floor_ms, npp_ms, ms, 2.0 * bytes, pick);
     }
 
-  /* A separable mask: a 31x31 Gaussian (binomial) blur. */
-  {
-    double g[31], npp_ms = 0.0;
-    CcMask mask = { 31, 31, values, 1.0, 0.0 };
+  /* Separable masks, Gaussian (binomial) blurs: where separable overtakes
+   * register, which auto must follow. */
+  for (size_t m = 0; m < sizeof gauss / sizeof gauss[0]; m++)
+    {
+      const int k = gauss[m];
+      double g[31], npp_ms = 0.0;
+      CcMask mask = { k, k, values, 0.0, 0.0 };
 
-    g[0] = 1.0;
-    for (int i = 1; i < 31; i++)
-      {
-        g[i] = 0.0;
-        for (int j = i; j > 0; j--)
-          g[j] += g[j - 1];
-      }
-    mask.divisor = 0.0;
-    for (int j = 0; j < 31; j++)
-      for (int i = 0; i < 31; i++)
-        mask.divisor += values[j * 31 + i] = g[j] * g[i];
+      if (only_mask && k != only_mask)
+        continue;
+      g[0] = 1.0;
+      for (int i = 1; i < k; i++)
+        {
+          g[i] = 0.0;
+          for (int j = i; j > 0; j--)
+            g[j] += g[j - 1];
+        }
+      for (int j = 0; j < k; j++)
+        for (int i = 0; i < k; i++)
+          mask.divisor += values[j * k + i] = g[j] * g[i];
 #ifdef HAVE_NPP
-    if (channels == 4)
-      npp_ms = time_npp (&src, &dst, &mask);
+      if (channels == 4)
+        npp_ms = time_npp (&src, &dst, &mask);
 #endif
-    run_methods (ctx, &host, &src, &dst, &mask, ms);
-    row ("31x31 gauss", floor_ms, npp_ms, ms, 2.0 * bytes);
-  }
+      pick = run_methods (ctx, &host, &src, &dst, &mask, ms);
+      snprintf (name, sizeof name, "%dx%d gauss", k, k);
+      row (name, floor_ms, npp_ms, ms, 2.0 * bytes, pick);
+    }
   cudaFree (src.data);
   cudaFree (dst.data);
   free (host.data);
@@ -350,6 +372,7 @@ bench_1d (CcContext *ctx, int64_t n, int taps)
   double values[127], sum = 0.0, ms[N_METHODS];
   CcMask mask = { taps, 1, values, 1.0, 0.0 };
   char title[128], name[16];
+  const char *pick;
 
   src.on_device = dst.on_device = true;
   for (int64_t i = 0; i < n; i++)
@@ -364,9 +387,10 @@ bench_1d (CcContext *ctx, int64_t n, int taps)
   snprintf (title, sizeof title, "1D: n = 2^%d floats, %d taps, ms", (int) log2 ((double) n),
             taps);
   header (title, bench_time_copy (dst.data, src.data, bytes, WARMUP, RUNS));
-  run_methods (ctx, &host, &src, &dst, &mask, ms);
+  pick = run_methods (ctx, &host, &src, &dst, &mask, ms);
   snprintf (name, sizeof name, "%dx1", taps);
-  row (name, bench_time_copy (dst.data, src.data, bytes, WARMUP, RUNS), 0.0, ms, 2.0 * bytes);
+  row (name, bench_time_copy (dst.data, src.data, bytes, WARMUP, RUNS), 0.0, ms, 2.0 * bytes,
+       pick);
   cudaFree (src.data);
   cudaFree (dst.data);
   free (host.data);
