@@ -467,14 +467,14 @@ check_sweep (CcContext *ctx, const CcMethod *methods, int n_methods, bool device
 int
 check_reduced (CcContext *ctx, const CcMethod *methods, int n_methods)
 {
-  /* A rank-1 5x5 (separable runs) and a random 9x7; 1 channel, 3 (rows
-   * not 16-byte aligned), 4 with weighted alpha, 4 with plain alpha (fft
-   * runs). */
-  static const int shapes[][3] = { { 5, 5, 1 }, { 9, 7, 0 } };
+  /* A rank-1 5x5 (separable runs), a random 9x7 and 3x3 (register's band
+   * kernel, on 4 channels unweighted); 1 channel, 3 (rows not 16-byte
+   * aligned), 4 with weighted alpha, 4 with plain alpha (fft runs). */
+  static const int shapes[][3] = { { 5, 5, 1 }, { 9, 7, 0 }, { 3, 3, 0 } };
   static const int layouts[][3] = { { 1, 0, 0 }, { 3, 0, 0 }, { 4, 1, 1 }, { 4, 1, 0 } };
   int k = 0, failed = 0, cases = 0;
 
-  for (int s = 0; s < 2; s++)
+  for (int s = 0; s < 3; s++)
     for (int b = 0; b < CC_BORDER_COUNT; b++)
       for (int l = 0; l < 4; l++, k++)
         {
