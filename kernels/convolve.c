@@ -478,11 +478,14 @@ cc_method_check (CcContext *ctx, CcMethod method, const CcMask *mask, int channe
 }
 
 /* The GPU method 'auto' takes, from 'make bench' on an H100 (README.md,
- * Benchmarks): separable for rank-1 masks from 5x5 up; register while its
- * work (taps, the width rounded up to a compiled class) stays within a
- * 31x31 mask's, where it beats fft (about 3 ms for 4096x4096 RGBA whatever
- * the mask); fft beyond; the seed methods where nothing faster can take the
- * mask (register's tile must fit in shared memory). */
+ * Benchmarks), where register's work is its taps (the width rounded up to
+ * a compiled class, times the height): separable for rank-1 masks once
+ * that work passes 120 taps (11x11 and up: below, register's one pass
+ * beats separable's two, on 1, 3 and 4 channels alike); register while it
+ * stays within a 31x31 mask's, where it beats fft (about 3 ms for
+ * 4096x4096 RGBA whatever the mask); fft beyond; the seed methods where
+ * nothing faster can take the mask (register's tile must fit in shared
+ * memory). */
 static CcMethod
 auto_gpu_method (CcContext *ctx, const CcMask *mask, CcJob *job)
 {
@@ -493,7 +496,7 @@ auto_gpu_method (CcContext *ctx, const CcMask *mask, CcJob *job)
 
   if (!job->weighted)
     separate (ctx, mask, job);
-  if (!job->weighted && job->terms == 1 && mask->width * mask->height >= 25)
+  if (!job->weighted && job->terms == 1 && taps > 120)
     order[n++] = CC_METHOD_SEPARABLE;
   if (taps <= 31 * 31)
     order[n++] = CC_METHOD_REGISTER;

@@ -38,6 +38,55 @@ test_auto_takes_gpu (CcContext *ctx)
          "auto used %s on '%s'", cc_method_name (r.method_used), r.device);
 }
 
+/* 'auto' on rank-1 masks follows make bench's Gaussian rows: register's
+ * one pass up to 9x9, separable's two from 11x11; a full-rank 11x11 stays
+ * with register. */
+static void
+test_auto_picks (CcContext *ctx)
+{
+  static const struct
+  {
+    int size;
+    bool separable;
+    CcMethod want;
+  } cases[] = {
+    { 5, true, CC_METHOD_REGISTER }, { 9, true, CC_METHOD_REGISTER },
+    { 11, true, CC_METHOD_SEPARABLE }, { 11, false, CC_METHOD_REGISTER }
+  };
+  static float in[40 * 30 * 4], out[40 * 30 * 4];
+  CcImage src = { in, CC_TYPE_FLOAT, 4, 40, 30, 40 * 4 * 4, false };
+  CcImage dst = { out, CC_TYPE_FLOAT, 4, 40, 30, 40 * 4 * 4, false };
+  double m[11 * 11], g[11];
+  CcOptions o;
+  CcResult r;
+
+  for (size_t i = 0; i < sizeof in / sizeof in[0]; i++)
+    in[i] = (float) ((i * 37 % 101) / 100.0);
+  cc_options_init (&o);
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    {
+      const int k = cases[c].size;
+      CcMask mask = { k, k, m, 0.0, 0.0 };
+
+      /* A binomial blur, or with one tap changed, a mask of full rank. */
+      g[0] = 1.0;
+      for (int i = 1; i < k; i++)
+        {
+          g[i] = 0.0;
+          for (int j = i; j > 0; j--)
+            g[j] += g[j - 1];
+        }
+      for (int j = 0; j < k; j++)
+        for (int i = 0; i < k; i++)
+          mask.divisor += m[j * k + i] = g[j] * g[i] + (!cases[c].separable && i == j);
+      CHECK (cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r) == CC_OK &&
+             r.method_used == cases[c].want,
+             "auto on a %dx%d %s mask used %s, not %s", k, k,
+             cases[c].separable ? "rank-1" : "full-rank", cc_method_name (r.method_used),
+             cc_method_name (cases[c].want));
+    }
+}
+
 /* A small device budget forces strips; masks taller than a strip included. */
 static void
 test_strips (CcContext *ctx, const CcMethod *methods, int n, int n_shapes)
@@ -291,6 +340,7 @@ main (void)
   printf ("GPU: %s\n", cc_context_device_name (ctx));
 
   test_auto_takes_gpu (ctx);
+  test_auto_picks (ctx);
   if (getenv ("CHECK_REDUCED"))
     {
       /* For compute-sanitizer, which runs each kernel many times slower. */
