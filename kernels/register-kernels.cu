@@ -636,6 +636,16 @@ column_tile_bytes (int by, int mask_height, int channels)
   return sizeof (float) * tile_stride (32, channels) * (size_t) (by * COL_NY + mask_height - 1);
 }
 
+/* A tile kernel's launch: its block, the bytes of one tile buffer, and how
+ * many blocks an SM must still fit with two buffers each for a block to
+ * take a second. */
+struct Shape
+{
+  dim3 block;
+  size_t tile;
+  int sharers;
+};
+
 /* A block's shape, as measured fastest on an H100 (RGBA, 4096x4096):
  * - masks under 3 rows or columns (row passes, 1D signals): 8 rows of a
  *   warp;
@@ -650,13 +660,6 @@ column_tile_bytes (int by, int mask_height, int channels)
  * a single-row signal.  The shape shrinks until the tile fits shared
  * memory; the last resort, for tall masks on few channels (whose threads
  * are widest), is one row of 8 threads. */
-struct Shape
-{
-  dim3 block;
-  size_t tile;   /* bytes of one buffer */
-  int sharers;   /* blocks an SM that must fit two buffers each for a second */
-};
-
 static int
 fewer_rows (int by)
 {
