@@ -384,6 +384,44 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
     }
 }
 
+/* One output pixel of a kernel that writes straight to global memory (the
+ * band and column kernels), finished by each channel's mode and stored 16
+ * bytes at once where the output allows; 'centre' is the source pixel
+ * under the mask's centre, for copied channels. */
+template <int C, bool WEIGHTED>
+__device__ __forceinline__ void
+finish_store (const ConvArgs &a, bool plain, const float sums[C], const float kca[C],
+              float wabs, const float *centre, float *out)
+{
+  float v[C];
+
+  if (plain)
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      v[c] = cc_finish (sums[c], a.inv_divisor, a.offset, a.clamp);
+  else
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      {
+        const int mode = a.mode[c];
+
+        if (mode == CC_MODE_COPY)
+          v[c] = centre[c];
+        else if (WEIGHTED && mode == CC_MODE_WEIGHTED)
+          v[c] = cc_finish_weighted (sums[c], kca[c], wabs, a.sum_abs, a.inv_divisor,
+                                     a.offset, a.clamp);
+        else
+          v[c] = cc_finish (sums[c] + (a.accumulate ? out[c] : 0.0f), a.inv_divisor,
+                            a.offset, a.clamp);
+      }
+  if (C == 4 && (uintptr_t) a.dst.data % 16 == 0 && a.dst.pitch % 4 == 0)
+    *reinterpret_cast<float4 *> (out) = make_float4 (v[0], v[1], v[2], v[C - 1]);
+  else
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      out[c] = v[c];
+}
+
 /* Rows of outputs a band-kernel thread computes. */
 constexpr int BAND_NY = 6;
 
@@ -402,7 +440,6 @@ conv_band (const __grid_constant__ ConvArgs a)
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int sx = a.out_x + x - R;
   const bool inside = sx >= 0 && sx + K <= a.src.width;
-  const bool vec_out = C == 4 && (uintptr_t) a.dst.data % 16 == 0 && a.dst.pitch % 4 == 0;
   const bool plain = plain_only<C, false> (a);
 
   if (x >= a.dst.width)
@@ -432,8 +469,7 @@ conv_band (const __grid_constant__ ConvArgs a)
       for (int n = 0; n < BAND_NY; n++)
         {
           const int y = y0 + n;
-          float *out = a.dst.data + y * a.dst.pitch + (long long) x * C;
-          float acc[C], o[C];
+          float acc[C];
 
           if (y >= a.dst.height)
             break;
@@ -447,23 +483,8 @@ conv_band (const __grid_constant__ ConvArgs a)
 #pragma unroll
               for (int c = 0; c < C; c++)
                 acc[c] += c_reg_mask[j * S + i] * v[n + j][i][c];
-          if (plain)
-#pragma unroll
-            for (int c = 0; c < C; c++)
-              o[c] = cc_finish (acc[c], a.inv_divisor, a.offset, a.clamp);
-          else
-#pragma unroll
-            for (int c = 0; c < C; c++)
-              o[c] = a.mode[c] == CC_MODE_COPY
-                     ? v[n + R][R][c]
-                     : cc_finish (acc[c] + (a.accumulate ? out[c] : 0.0f), a.inv_divisor,
-                                  a.offset, a.clamp);
-          if (vec_out)
-            *reinterpret_cast<float4 *> (out) = make_float4 (o[0], o[1], o[2], o[C - 1]);
-          else
-#pragma unroll
-            for (int c = 0; c < C; c++)
-              out[c] = o[c];
+          finish_store<C, false> (a, plain, acc, acc, 0.0f, v[n + R][R],
+                                  a.dst.data + y * a.dst.pitch + (long long) x * C);
         }
     }
 }
@@ -584,38 +605,12 @@ conv_column (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk w)
           for (int n = 0; n < COL_NY; n++)
             {
               const int oy = oy0 + n;
-              const float *centre = col + (n + (mh - 1) / 2) * t.stride;
-              float *out = a.dst.data + oy * a.dst.pitch + (long long) ox * C;
-              float v[C];
-
               if (oy >= a.dst.height)
                 break;
-              if (plain_only<C, WEIGHTED> (a))
-#pragma unroll
-                for (int c = 0; c < C; c++)
-                  v[c] = cc_finish (plain[n][c], a.inv_divisor, a.offset, a.clamp);
-              else
-#pragma unroll
-                for (int c = 0; c < C; c++)
-                  {
-                    const int mode = a.mode[c];
-
-                    if (mode == CC_MODE_COPY)
-                      v[c] = centre[c];
-                    else if (WEIGHTED && mode == CC_MODE_WEIGHTED)
-                      v[c] = cc_finish_weighted (plain[n][c], kca[WEIGHTED ? n : 0][c],
-                                                 wabs[n], a.sum_abs, a.inv_divisor, a.offset,
-                                                 a.clamp);
-                    else
-                      v[c] = cc_finish (plain[n][c] + (a.accumulate ? out[c] : 0.0f),
-                                        a.inv_divisor, a.offset, a.clamp);
-                  }
-              if (C == 4 && (uintptr_t) a.dst.data % 16 == 0 && a.dst.pitch % 4 == 0)
-                *reinterpret_cast<float4 *> (out) = make_float4 (v[0], v[1], v[2], v[C - 1]);
-              else
-#pragma unroll
-                for (int c = 0; c < C; c++)
-                  out[c] = v[c];
+              finish_store<C, WEIGHTED> (a, plain_only<C, WEIGHTED> (a), plain[n],
+                                         kca[WEIGHTED ? n : 0], wabs[n],
+                                         col + (n + (mh - 1) / 2) * t.stride,
+                                         a.dst.data + oy * a.dst.pitch + (long long) ox * C);
             }
         }
       __syncthreads ();   /* this buffer is refilled next but one */
