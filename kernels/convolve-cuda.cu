@@ -93,7 +93,9 @@ gpu_start (void *data)
        * default stream, such as an upload of an on_device source whose DMA
        * from pageable memory may still be running when cudaMemcpy returns. */
       (err = cudaStreamCreateWithFlags (&g->stream, cudaStreamDefault)) != cudaSuccess ||
-      (err = cudaMalloc (&g->mask, sizeof (float) * CC_MASK_MAX * CC_MASK_MAX)) != cudaSuccess)
+      (err = cudaMalloc (&g->mask, sizeof (float) * CC_MASK_MAX * CC_MASK_MAX)) != cudaSuccess ||
+      (err = cudaMalloc (&g->claims, 64 * LANES)) != cudaSuccess ||
+      (err = cudaMemset (g->claims, 0, 64 * LANES)) != cudaSuccess)
     {
       cc_gpu_set_status (g, cc_gpu_status_of (err), "could not start the GPU: %s", cudaGetErrorString (err));
       return NULL;
@@ -102,6 +104,7 @@ gpu_start (void *data)
     {
       Lane *lane = &g->lane[l];
 
+      lane->claims = g->claims + 16 * l;
       if ((err = cudaStreamCreateWithFlags (&lane->stream, cudaStreamDefault)) != cudaSuccess)
         break;
       for (int i = 0; i < 4 && err == cudaSuccess; i++)
@@ -164,6 +167,7 @@ cc_gpu_free (struct _CcGpu *g)
       cudaDeviceSynchronize ();
       cc_fft_state_free (g->fft);
       cudaFree (g->mask);
+      cudaFree (g->claims);
       for (int l = 0; l < LANES; l++)
         {
           Lane *lane = &g->lane[l];

@@ -41,6 +41,9 @@ struct ConvArgs
   int            accumulate; /* add to what dst holds (separable terms) */
   int            vec4;       /* source rows 16-byte aligned: 16-byte reads */
   const float   *mask;       /* the mask in global memory */
+  unsigned      *claims;     /* two counters the register kernels hand out
+                              * tiles by, zero between launches; a pair a
+                              * stream (kernels on it run one at a time) */
 };
 
 template <int C>

@@ -19,6 +19,7 @@ typedef struct
   void           *scratch;        /* a strip's device buffers */
   size_t          scratch_bytes;
   char           *stage;          /* page-locked staging for pageable images */
+  unsigned       *claims;         /* its kernels' tile counters (ConvArgs) */
   size_t          stage_bytes;
   int64_t         y0;             /* the strip in flight ... */
   int64_t         rows;           /* ... 0: none */
@@ -38,6 +39,7 @@ struct _CcGpu
   Lane            lane[LANES];
   bool            pipeline;       /* lanes and staging; CUDA_CONVOLVE_PIPELINE=0: off */
   float          *mask;           /* device copy for methods that read it there */
+  unsigned       *claims;         /* the lanes' tile counters, 64 bytes apart */
   CcFftState     *fft;            /* plans and the mask's spectrum, once used */
 };
 

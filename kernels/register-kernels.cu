@@ -90,32 +90,109 @@ tile_for (int w, int h, int x_first)
   return Tile { w, h, tile_stride (w, C), C == 4 ? 0 : (x_first * C) & 3 };
 }
 
+__device__ __forceinline__ bool
+first_thread ()
+{
+  return threadIdx.x == 0 && threadIdx.y == 0;
+}
+
+/* Shared-memory addresses for the PTX below. */
+__device__ __forceinline__ unsigned
+shared_address (const void *p)
+{
+  return (unsigned) __cvta_generic_to_shared (p);
+}
+
+/* A block's tile buffers are filled two ways: tiles at the image's border
+ * by cp.async, sample or piece by piece, each thread waiting for its own
+ * groups; the others (most) by the bulk-copy engine, a row a copy, which
+ * costs a handful of instructions where the piecewise copy costs some 15 a
+ * 16-byte piece, and completes on the buffer's barrier (an mbarrier, after
+ * the buffers in shared memory).  Each load completes a phase of its
+ * buffer's barrier, the border tiles' at once; 'parity' holds each
+ * barrier's phase. */
+struct TileLoads
+{
+  unsigned long long *bar;
+  unsigned parity;
+
+  /* By every thread, before the first load; ends with a block barrier. */
+  __device__ __forceinline__ void
+  init (unsigned long long *bars)
+  {
+    bar = bars;
+    parity = 0;
+    if (first_thread ())
+      {
+        asm volatile ("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r" (shared_address (bar)));
+        asm volatile ("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r" (shared_address (bar + 1)));
+        asm volatile ("fence.mbarrier_init.release.cluster;" ::: "memory");
+      }
+    __syncthreads ();
+  }
+
+  /* Waits until buffer b's load has landed, for every thread of the block:
+   * 'groups' is how many cp.async groups may stay pending. */
+  __device__ __forceinline__ void
+  wait (int b, int groups)
+  {
+    unsigned done;
+
+    __pipeline_wait_prior (groups);
+    do
+      asm volatile ("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;"
+                    " selp.u32 %0, 1, 0, p; }"
+                    : "=r" (done) : "r" (shared_address (bar + b)), "r" (parity >> b & 1)
+                    : "memory");
+    while (!done);
+    parity ^= 1u << b;
+    __syncthreads ();
+  }
+};
+
+/* Bytes of shared memory a tile kernel takes past its buffers: the
+ * buffers' two barriers and the tile the block claimed (Walk). */
+#define TILE_SYNC_BYTES (3 * sizeof (unsigned long long))
+
 /* Starts copying the tile whose top left is source pixel (x0, y0), border
- * resolved, into shared memory without waiting (cp.async): the caller
- * commits the group and waits for it later, computing on the previous tile
- * meanwhile.  Pieces wholly inside the source row go as one 16-byte copy;
- * the others sample by sample, zero ghost samples stored directly. */
+ * resolved, into buffer b without waiting: the caller commits the cp.async
+ * group and waits (TileLoads::wait) later, computing on the previous tile
+ * meanwhile.  A tile wholly inside the source goes to the bulk-copy engine.
+ * Otherwise pieces wholly inside the source row go as one 16-byte copy; the
+ * others sample by sample, zero ghost samples stored directly. */
 template <int C>
 __device__ __forceinline__ void
-load_tile_async (const ConvArgs &a, float *tile, const Tile &t, int x0, int y0)
+load_tile_async (const ConvArgs &a, float *tile, const Tile &t, int x0, int y0,
+                 TileLoads &loads, int b)
 {
   const int samples = t.w * C;
   const int pieces = (t.lead + samples + 3) / 4;
   const long long row_samples = (long long) a.src.width * C;
   const long long first = (long long) x0 * C - t.lead;
 
-  /* Most tiles lie wholly inside the source: no border to resolve. */
+  /* Most tiles lie wholly inside the source: no border to resolve.  Their
+   * rows start 16-byte aligned on both sides (vec4, the lead). */
   if (a.vec4 && first >= 0 && first + 4 * pieces <= row_samples && y0 >= 0 &&
       y0 + t.h <= a.src.height)
     {
-      for (int r = threadIdx.y; r < t.h; r += blockDim.y)
-        {
-          const float *src = a.src.data + (y0 + r) * a.src.pitch + first;
-          float *dst = tile + r * t.stride;
+      const unsigned bar = shared_address (loads.bar + b);
 
-          for (int q = threadIdx.x; q < pieces; q += blockDim.x)
-            __pipeline_memcpy_async (dst + 4 * q, src + 4 * q, 16);
+      if (threadIdx.x == 0)
+        {
+          /* Orders the block's earlier reads of this buffer, ordinary
+           * accesses, before the engine's writes. */
+          asm volatile ("fence.proxy.async.shared::cta;" ::: "memory");
+          for (int r = threadIdx.y; r < t.h; r += blockDim.y)
+            asm volatile ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+                          " [%0], [%1], %2, [%3];"
+                          :: "r" (shared_address (tile + r * t.stride)),
+                             "l" (a.src.data + (y0 + r) * a.src.pitch + first),
+                             "r" (16 * pieces), "r" (bar)
+                          : "memory");
         }
+      if (first_thread ())
+        asm volatile ("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+                      :: "r" (bar), "r" (16 * pieces * t.h) : "memory");
       return;
     }
   for (int r = threadIdx.y; r < t.h; r += blockDim.y)
@@ -147,6 +224,9 @@ load_tile_async (const ConvArgs &a, float *tile, const Tile &t, int x0, int y0)
             }
         }
     }
+  if (first_thread ())
+    asm volatile ("mbarrier.arrive.shared::cta.b64 _, [%0];"
+                  :: "r" (shared_address (loads.bar + b)) : "memory");
 }
 
 /* Copies rows of outputs staged in shared memory ('count' samples each,
@@ -191,17 +271,20 @@ plain_only (const ConvArgs &a)
   return plain;
 }
 
-/* Tiles go to blocks round-robin; each block prefetches its next tile while
- * it computes the current one (two buffers), or loads as it goes (one
- * buffer) where two tiles do not fit in shared memory.  A block's next tile
- * is gridDim.x tiles on: the host works out that step in columns and rows
- * of tiles, so the walk neither divides nor keeps more than the tile's
- * place live across the tap loop. */
+/* Tiles go to blocks as they ask: a block takes its first two tiles by its
+ * index, then claims each next one from a counter in device memory.  A
+ * fixed round-robin left SMs idle at the end, some blocks running faster
+ * than others (H100, 9x9: 0.286 ms against 0.278 claimed).  A claim is made
+ * two tiles ahead of its use, so its round trip hides behind a tile's work
+ * even when the block prefetches its next tile into a second buffer (where
+ * two tiles fit shared memory; otherwise it loads as it goes).  The last
+ * block to finish zeroes the counters for the next launch on its stream. */
 struct Walk
 {
   int buffers;
-  int across;               /* tiles a row of them */
-  int step_col, step_row;   /* gridDim.x tiles */
+  int across;         /* tiles a row of them */
+  int total;          /* tiles */
+  unsigned *claims;   /* tiles claimed, blocks finished; zero at the start */
 };
 
 struct TilePos
@@ -210,28 +293,26 @@ struct TilePos
 };
 
 __device__ __forceinline__ TilePos
-first_tile (const Walk &w)
+tile_at (const Walk &w, int i)
 {
-  return TilePos { (int) blockIdx.x % w.across, (int) blockIdx.x / w.across };
+  return TilePos { i % w.across, i / w.across };
 }
 
-__device__ __forceinline__ TilePos
-next_tile (const Walk &w, TilePos t)
+/* By the block's first thread: the index of a tile for the block. */
+__device__ __forceinline__ int
+claim_tile (const Walk &w)
 {
-  t.col += w.step_col;
-  t.row += w.step_row;
-  if (t.col >= w.across)
+  return 2 * gridDim.x + atomicAdd (w.claims, 1u);
+}
+
+__device__ __forceinline__ void
+walk_done (const Walk &w)
+{
+  if (first_thread () && atomicAdd (w.claims + 1, 1u) == gridDim.x - 1)
     {
-      t.col -= w.across;
-      t.row++;
+      w.claims[0] = 0;
+      w.claims[1] = 0;
     }
-  return t;
-}
-
-__device__ __forceinline__ bool
-tile_exists (const ConvArgs &a, TilePos t, int span_y)
-{
-  return t.row * span_y < a.dst.height;
 }
 
 /* Two blocks of 512 an SM cap a thread at 64 registers, which the plain
@@ -247,24 +328,32 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
   const int mh = a.mask_height;
   const int span = blockDim.x * REG_NX;   /* output pixels a tile row covers */
   const Tile t = tile_for<C> (span + KW - 1, blockDim.y + mh - 1, a.out_x - (KW - 1) / 2);
-  TilePos pos = first_tile (w);
   float *const base = reinterpret_cast<float *> (shared4);
   const int tile_floats = t.stride * t.h;
-  /* Starts loading the tile at 'p' into 'buffer'. */
-  const auto load = [&] (float *buffer, TilePos p)
+  unsigned long long *const sync = reinterpret_cast<unsigned long long *> (base + w.buffers *
+                                                                             tile_floats);
+  int &claimed = *reinterpret_cast<int *> (sync + 2);
+  TileLoads loads;
+  /* Starts loading tile i into buffer b. */
+  const auto load = [&] (int b, int i)
   {
-    load_tile_async<C> (a, buffer, t, a.out_x + p.col * span - (KW - 1) / 2,
-                        a.out_y + p.row * blockDim.y - (mh - 1) / 2);
-  };
-  int cur = 0;
+    const TilePos p = tile_at (w, i);
 
-  if (w.buffers == 2 && tile_exists (a, pos, blockDim.y))
+    load_tile_async<C> (a, base + b * tile_floats, t, a.out_x + p.col * span - (KW - 1) / 2,
+                        a.out_y + p.row * blockDim.y - (mh - 1) / 2, loads, b);
+  };
+  int cur = 0, tile_i = blockIdx.x, next_i = blockIdx.x + gridDim.x;
+
+  loads.init (sync);
+  if (w.buffers == 2 && tile_i < w.total)
     {
-      load (base, pos);
+      load (0, tile_i);
       __pipeline_commit ();
     }
-  for (; tile_exists (a, pos, blockDim.y); cur ^= w.buffers - 1)
+  for (; tile_i < w.total; cur ^= w.buffers - 1)
     {
+      const TilePos pos = tile_at (w, tile_i);
+      const int claim = first_thread () ? claim_tile (w) : 0;
       const int bx0 = pos.col * span, by = pos.row * blockDim.y;
       const int ox0 = bx0 + threadIdx.x * REG_NX, oy = by + threadIdx.y;
       const bool active = oy < a.dst.height && ox0 < a.dst.width;
@@ -272,17 +361,11 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
       float plain[REG_NX][C], kca[WEIGHTED ? REG_NX : 1][C], wabs[REG_NX];
 
       if (w.buffers == 1)
-        load (tile, pos);
-      else
-        {
-          const TilePos next = next_tile (w, pos);
-
-          if (tile_exists (a, next, blockDim.y))
-            load (base + (cur ^ 1) * tile_floats, next);
-        }
+        load (cur, tile_i);
+      else if (next_i < w.total)
+        load (cur ^ 1, next_i);
       __pipeline_commit ();
-      __pipeline_wait_prior (w.buffers - 1);
-      __syncthreads ();
+      loads.wait (cur, w.buffers - 1);
 
 #pragma unroll
       for (int n = 0; n < REG_NX; n++)
@@ -372,6 +455,8 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
                                            a.inv_divisor, a.offset, a.clamp);
               }
         }
+      if (first_thread ())
+        claimed = claim;
       __syncthreads ();
       float *staged = tile + (threadIdx.y * span + threadIdx.x * REG_NX) * C;
 #pragma unroll
@@ -380,8 +465,10 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
       __syncthreads ();
       store_rows (a, tile, span * C, blockDim.y, bx0, by, min (span, a.dst.width - bx0) * C, C);
       __syncthreads ();   /* this buffer is refilled next but one */
-      pos = next_tile (w, pos);
+      tile_i = next_i;
+      next_i = claimed;
     }
+  walk_done (w);
 }
 
 /* One output pixel of a kernel that writes straight to global memory (the
@@ -515,40 +602,42 @@ conv_column (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk w)
   const int mh = a.mask_height;
   const int span = blockDim.y * COL_NY;   /* output rows a tile covers */
   const Tile t = tile_for<C> (blockDim.x, span + mh - 1, a.out_x);
-  TilePos pos = first_tile (w);
   float *const base = reinterpret_cast<float *> (shared4);
   const int tile_floats = t.stride * t.h;
-  const auto load = [&] (float *buffer, TilePos p)
+  unsigned long long *const sync = reinterpret_cast<unsigned long long *> (base + w.buffers *
+                                                                             tile_floats);
+  int &claimed = *reinterpret_cast<int *> (sync + 2);
+  TileLoads loads;
+  const auto load = [&] (int b, int i)
   {
-    load_tile_async<C> (a, buffer, t, a.out_x + p.col * blockDim.x,
-                        a.out_y + p.row * span - (mh - 1) / 2);
-  };
-  int cur = 0;
+    const TilePos p = tile_at (w, i);
 
-  if (w.buffers == 2 && tile_exists (a, pos, span))
+    load_tile_async<C> (a, base + b * tile_floats, t, a.out_x + p.col * blockDim.x,
+                        a.out_y + p.row * span - (mh - 1) / 2, loads, b);
+  };
+  int cur = 0, tile_i = blockIdx.x, next_i = blockIdx.x + gridDim.x;
+
+  loads.init (sync);
+  if (w.buffers == 2 && tile_i < w.total)
     {
-      load (base, pos);
+      load (0, tile_i);
       __pipeline_commit ();
     }
-  for (; tile_exists (a, pos, span); cur ^= w.buffers - 1)
+  for (; tile_i < w.total; cur ^= w.buffers - 1)
     {
+      const TilePos pos = tile_at (w, tile_i);
+      const int claim = first_thread () ? claim_tile (w) : 0;
       const int bx0 = pos.col * blockDim.x, by = pos.row * span;
       const int ox = bx0 + threadIdx.x, oy0 = by + threadIdx.y * COL_NY;
       float *tile = base + cur * tile_floats;
       float plain[COL_NY][C], kca[WEIGHTED ? COL_NY : 1][C], wabs[COL_NY], win[COL_NY][C];
 
       if (w.buffers == 1)
-        load (tile, pos);
-      else
-        {
-          const TilePos next = next_tile (w, pos);
-
-          if (tile_exists (a, next, span))
-            load (base + (cur ^ 1) * tile_floats, next);
-        }
+        load (cur, tile_i);
+      else if (next_i < w.total)
+        load (cur ^ 1, next_i);
       __pipeline_commit ();
-      __pipeline_wait_prior (w.buffers - 1);
-      __syncthreads ();
+      loads.wait (cur, w.buffers - 1);
 
       if (ox < a.dst.width && oy0 < a.dst.height)
         {
@@ -613,9 +702,13 @@ conv_column (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk w)
                                          a.dst.data + oy * a.dst.pitch + (long long) ox * C);
             }
         }
+      if (first_thread ())
+        claimed = claim;
       __syncthreads ();   /* this buffer is refilled next but one */
-      pos = next_tile (w, pos);
+      tile_i = next_i;
+      next_i = claimed;
     }
+  walk_done (w);
 }
 
 static size_t
@@ -631,14 +724,11 @@ column_tile_bytes (int by, int mask_height, int channels)
   return sizeof (float) * tile_stride (32, channels) * (size_t) (by * COL_NY + mask_height - 1);
 }
 
-/* A tile kernel's launch: its block, the bytes of one tile buffer, and how
- * many blocks an SM must still fit with two buffers each for a block to
- * take a second. */
+/* A tile kernel's launch: its block and the bytes of one tile buffer. */
 struct Shape
 {
   dim3 block;
   size_t tile;
-  int sharers;
 };
 
 /* A block's shape, as measured fastest on an H100 (RGBA, 4096x4096):
@@ -648,9 +738,8 @@ struct Shape
  *   wait at a barrier (for its slowest warp, for its loads) is another's
  *   time to compute: 3 and 5 rows tall, 24 rows of 16 threads, which
  *   amortises the halo rows that dominate their loads; 7 tall, 8 rows of
- *   16, or for unweighted RGBA 16 rows double-buffered, two blocks an SM;
- *   up to 23, 16 of 16; taller, 32 rows, of 8 threads where the mask is 25
- *   wide or more.
+ *   16, or 16 rows for unweighted RGBA; up to 23, 16 of 16; taller, 32
+ *   rows, of 8 threads where the mask is 25 wide or more.
  * Short images get fewer, wider rows (256 threads), so no thread idles on
  * a single-row signal.  The shape shrinks until the tile fits shared
  * memory; the last resort, for tall masks on few channels (whose threads
@@ -671,7 +760,6 @@ block_shape (int kw, int mask_height, int channels, bool weighted, int dst_heigh
   const bool rgba7 = mask_height == 7 && channels == 4 && !weighted;
   int by = 8, bx_max = 32;
 
-  s->sharers = rgba7 ? 2 : 4;
   if (kw >= 3 && mask_height >= 3)
     {
       bx_max = mask_height >= 25 && kw >= 25 ? 8 : 16;
@@ -684,7 +772,8 @@ block_shape (int kw, int mask_height, int channels, bool weighted, int dst_heigh
     by = fewer_rows (by);
   for (; by >= 1; by = fewer_rows (by))
     for (int bx = by >= 8 ? bx_max : 256 / by; bx >= 8; bx /= 2)
-      if ((s->tile = tile_bytes (bx, by, kw, mask_height, channels)) <= shared_limit)
+      if ((s->tile = tile_bytes (bx, by, kw, mask_height, channels)) + TILE_SYNC_BYTES <=
+          shared_limit)
         {
           s->block = dim3 (bx, by);
           return true;
@@ -698,8 +787,8 @@ cc_register_shared_bytes (int mask_width, int mask_height, int channels)
   const int kw = cc_mask_width_class (mask_width);
 
   if (kw == 1)
-    return column_tile_bytes (1, mask_height, channels);
-  return kw ? tile_bytes (8, 1, kw, mask_height, channels) : (size_t) -1;
+    return column_tile_bytes (1, mask_height, channels) + TILE_SYNC_BYTES;
+  return kw ? tile_bytes (8, 1, kw, mask_height, channels) + TILE_SYNC_BYTES : (size_t) -1;
 }
 
 cudaError_t
@@ -718,8 +807,8 @@ cc_register_set_mask (const float *mask, int width, int height, cudaStream_t str
 }
 
 /* Launches a tile-walking kernel with as many blocks as the GPU holds at
- * once, each walking its share of the tiles.  A block prefetches its next
- * tile into a second buffer only where the shape's sharers (mostly four)
+ * once, each claiming tiles until none are left.  A block prefetches its
+ * next tile into a second buffer only where four blocks with two each
  * still fit an SM: beyond that, other blocks' loads hide the wait better
  * than a block's own. */
 template <typename Kernel>
@@ -732,12 +821,15 @@ launch_walk (Kernel kernel, const ConvArgs &a, const Shape &shape, size_t shared
   int device = 0, sms = 1, per_sm = 1, sm_shared = 0;
   cudaError_t err;
 
+  if (!a.claims)
+    return cudaErrorInvalidValue;
   cudaGetDevice (&device);
   cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device);
   cudaDeviceGetAttribute (&sm_shared, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
-  const int buffers =
-    2 * tile <= shared_limit && shape.sharers * 2 * tile <= (size_t) sm_shared ? 2 : 1;
-  const size_t shared = buffers * tile;
+  const int buffers = 2 * tile + TILE_SYNC_BYTES <= shared_limit &&
+                      4 * (2 * tile + TILE_SYNC_BYTES) <= (size_t) sm_shared
+                      ? 2 : 1;
+  const size_t shared = buffers * tile + TILE_SYNC_BYTES;
 
   /* The limit, not this launch's size: another thread may launch the same
    * kernel with a larger tile between this call and the launch. */
@@ -747,7 +839,7 @@ launch_walk (Kernel kernel, const ConvArgs &a, const Shape &shape, size_t shared
     return err;
   cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, kernel, block.x * block.y, shared);
   const int blocks = min (per_sm > 0 ? per_sm * sms : sms, across * down);
-  const Walk w = { buffers, across, blocks % across, blocks / across };
+  const Walk w = { buffers, across, across * down, a.claims };
 
   kernel<<<blocks, block, shared, stream>>> (a, w);
   return cudaGetLastError ();
@@ -761,12 +853,13 @@ launch_column (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
   int by = 8;
   size_t tile;
 
-  while ((tile = column_tile_bytes (by, a.mask_height, C)) > shared_limit && by > 1)
+  while ((tile = column_tile_bytes (by, a.mask_height, C)) + TILE_SYNC_BYTES > shared_limit &&
+         by > 1)
     by /= 2;
-  if (tile > shared_limit)
+  if (tile + TILE_SYNC_BYTES > shared_limit)
     return cudaErrorInvalidConfiguration;
 
-  return launch_walk (conv_column<C, WEIGHTED>, a, Shape { dim3 (32, by), tile, 4 },
+  return launch_walk (conv_column<C, WEIGHTED>, a, Shape { dim3 (32, by), tile },
                       shared_limit, (a.dst.width + 31) / 32,
                       (a.dst.height + by * COL_NY - 1) / (by * COL_NY), stream);
 }

@@ -332,6 +332,7 @@ start_strip (struct _CcGpu *g, CcMethod method, const CcJob *job, const Plan *p,
 
   lane->y0 = y0;
   lane->rows = rows;
+  a.claims = lane->claims;
   cudaEventRecord (lane->ev[0], stream);
   if (p->direct_in)
     {
