@@ -103,15 +103,6 @@ shared_address (const void *p)
   return (unsigned) __cvta_generic_to_shared (p);
 }
 
-/* Orders this thread's ordinary accesses to shared memory before the
- * bulk-copy engine's later ones (its writes of a tile, its reads of
- * staged outputs). */
-__device__ __forceinline__ void
-fence_for_engine ()
-{
-  asm volatile ("fence.proxy.async.shared::cta;" ::: "memory");
-}
-
 /* A block's tile buffers are filled two ways: tiles at the image's border
  * by cp.async, sample or piece by piece, each thread waiting for its own
  * groups; the others (most) by the bulk-copy engine, a row a copy, which
@@ -188,7 +179,9 @@ load_tile_async (const ConvArgs &a, float *tile, const Tile &t, int x0, int y0,
 
       if (threadIdx.x == 0)
         {
-          fence_for_engine ();   /* after the block's reads of the buffer */
+          /* Orders the block's earlier reads of this buffer, ordinary
+           * accesses, before the engine's writes. */
+          asm volatile ("fence.proxy.async.shared::cta;" ::: "memory");
           for (int r = threadIdx.y; r < t.h; r += blockDim.y)
             asm volatile ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
                           " [%0], [%1], %2, [%3];"
@@ -236,43 +229,18 @@ load_tile_async (const ConvArgs &a, float *tile, const Tile &t, int x0, int y0,
                   :: "r" (shared_address (loads.bar + b)) : "memory");
 }
 
-/* Whether store_rows can hand rows of 'count' samples to the bulk-copy
- * engine: they start and end 16-byte aligned in the output. */
-__device__ __forceinline__ bool
-rows_bulk_ok (const ConvArgs &a, int count)
-{
-  return count % 4 == 0 && (uintptr_t) a.dst.data % 16 == 0 && a.dst.pitch % 4 == 0;
-}
-
 /* Copies rows of outputs staged in shared memory ('count' samples each,
- * 'pitch' floats apart there) to the output at (x, y); x * C is a multiple
- * of 4.  With 'bulk' (rows_bulk_ok, every thread having fenced its staging
- * for the engine before the block barrier that precedes this), a row a
- * bulk copy, issued by the row's first thread, which waits until the
- * engine has read the rows; otherwise a row per thread row, coalesced, 16
- * bytes at a time where the output's rows allow. */
+ * 'pitch' floats apart there) to the output at (x, y), a row per thread
+ * row, coalesced, 16 bytes at a time where the output's rows allow; x * C
+ * is a multiple of 4. */
 __device__ __forceinline__ void
 store_rows (const ConvArgs &a, const float *staged, int pitch, int rows, int x, int y,
-            int count, int C, bool bulk)
+            int count, int C)
 {
   const bool vec = (uintptr_t) a.dst.data % 16 == 0 && a.dst.pitch % 4 == 0;
   const int head = vec ? count / 4 * 4 : 0;
 
   rows = min (rows, a.dst.height - y);
-  if (bulk)
-    {
-      if (threadIdx.x == 0)
-        {
-          for (int r = threadIdx.y; r < rows; r += blockDim.y)
-            asm volatile ("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
-                          :: "l" (a.dst.data + (y + r) * a.dst.pitch + (long long) x * C),
-                             "r" (shared_address (staged + r * pitch)), "r" (4 * count)
-                          : "memory");
-          asm volatile ("cp.async.bulk.commit_group;" ::: "memory");
-          asm volatile ("cp.async.bulk.wait_group.read 0;" ::: "memory");
-        }
-      return;
-    }
   for (int r = threadIdx.y; r < rows; r += blockDim.y)
     {
       const float *src = staged + r * pitch;
@@ -491,22 +459,15 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
         claimed = claim;
       __syncthreads ();
       float *staged = tile + (threadIdx.y * span + threadIdx.x * REG_NX) * C;
-      const int count = min (span, a.dst.width - bx0) * C;
-      const bool bulk = rows_bulk_ok (a, count);
 #pragma unroll
       for (int n = 0; n < REG_NX; n++)
         store_shared<C> (staged + n * C, plain[n]);
-      if (bulk)
-        fence_for_engine ();
       __syncthreads ();
-      store_rows (a, tile, span * C, blockDim.y, bx0, by, count, C, bulk);
+      store_rows (a, tile, span * C, blockDim.y, bx0, by, min (span, a.dst.width - bx0) * C, C);
       __syncthreads ();   /* this buffer is refilled next but one */
       tile_i = next_i;
       next_i = claimed;
     }
-  /* The engine's last stores, written before the block ends. */
-  if (threadIdx.x == 0)
-    asm volatile ("cp.async.bulk.wait_group 0;" ::: "memory");
   walk_done (w);
 }
 
