@@ -103,6 +103,14 @@ shared_address (const void *p)
   return (unsigned) __cvta_generic_to_shared (p);
 }
 
+/* The bulk-copy engine and the mbarriers it completes on: compute
+ * capability 9.0 and up.  Older GPUs copy every tile by cp.async. */
+#if defined (__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define BULK_COPY 1
+#else
+#define BULK_COPY 0
+#endif
+
 /* A block's tile buffers are filled two ways: tiles at the image's border
  * by cp.async, sample or piece by piece, each thread waiting for its own
  * groups; the others (most) by the bulk-copy engine, a row a copy, which
@@ -122,12 +130,14 @@ struct TileLoads
   {
     bar = bars;
     parity = 0;
+#if BULK_COPY
     if (first_thread ())
       {
         asm volatile ("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r" (shared_address (bar)));
         asm volatile ("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r" (shared_address (bar + 1)));
         asm volatile ("fence.mbarrier_init.release.cluster;" ::: "memory");
       }
+#endif
     __syncthreads ();
   }
 
@@ -136,9 +146,10 @@ struct TileLoads
   __device__ __forceinline__ void
   wait (int b, int groups)
   {
+    __pipeline_wait_prior (groups);
+#if BULK_COPY
     unsigned done;
 
-    __pipeline_wait_prior (groups);
     do
       asm volatile ("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;"
                     " selp.u32 %0, 1, 0, p; }"
@@ -146,6 +157,7 @@ struct TileLoads
                     : "memory");
     while (!done);
     parity ^= 1u << b;
+#endif
     __syncthreads ();
   }
 };
@@ -175,6 +187,7 @@ load_tile_async (const ConvArgs &a, float *tile, const Tile &t, int x0, int y0,
   if (a.vec4 && first >= 0 && first + 4 * pieces <= row_samples && y0 >= 0 &&
       y0 + t.h <= a.src.height)
     {
+#if BULK_COPY
       const unsigned bar = shared_address (loads.bar + b);
 
       if (threadIdx.x == 0)
@@ -193,6 +206,16 @@ load_tile_async (const ConvArgs &a, float *tile, const Tile &t, int x0, int y0,
       if (first_thread ())
         asm volatile ("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
                       :: "r" (bar), "r" (16 * pieces * t.h) : "memory");
+#else
+      for (int r = threadIdx.y; r < t.h; r += blockDim.y)
+        {
+          const float *src = a.src.data + (y0 + r) * a.src.pitch + first;
+          float *dst = tile + r * t.stride;
+
+          for (int q = threadIdx.x; q < pieces; q += blockDim.x)
+            __pipeline_memcpy_async (dst + 4 * q, src + 4 * q, 16);
+        }
+#endif
       return;
     }
   for (int r = threadIdx.y; r < t.h; r += blockDim.y)
@@ -224,9 +247,11 @@ load_tile_async (const ConvArgs &a, float *tile, const Tile &t, int x0, int y0,
             }
         }
     }
+#if BULK_COPY
   if (first_thread ())
     asm volatile ("mbarrier.arrive.shared::cta.b64 _, [%0];"
                   :: "r" (shared_address (loads.bar + b)) : "memory");
+#endif
 }
 
 /* Copies rows of outputs staged in shared memory ('count' samples each,
