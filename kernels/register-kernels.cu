@@ -111,24 +111,41 @@ shared_address (const void *p)
 #define BULK_COPY 0
 #endif
 
-/* A block's tile buffers are filled two ways: tiles at the image's border
- * by cp.async, sample or piece by piece, each thread waiting for its own
- * groups; the others (most) by the bulk-copy engine, a row a copy, which
- * costs a handful of instructions where the piecewise copy costs some 15 a
- * 16-byte piece, and completes on the buffer's barrier (an mbarrier, after
- * the buffers in shared memory).  Each load completes a phase of its
- * buffer's barrier, the border tiles' at once; 'parity' holds each
- * barrier's phase. */
-struct TileLoads
+/* A block's tile buffers in shared memory, and after them its sync
+ * words: a barrier a buffer, then the tile the block claimed (Walk).  The
+ * buffers are filled two ways: tiles at the image's border by cp.async,
+ * sample or piece by piece, each thread waiting for its own groups; the
+ * others (most) by the bulk-copy engine, a row a copy, which costs a
+ * handful of instructions where the piecewise copy costs some 15 a 16-byte
+ * piece, and completes on the buffer's barrier (an mbarrier).  Each load
+ * completes a phase of its buffer's barrier, the border tiles' at once;
+ * 'parity' holds each barrier's phase. */
+struct TileBuffers
 {
+  float *base;
+  int floats;                 /* a buffer's */
   unsigned long long *bar;
   unsigned parity;
 
+  __device__ __forceinline__ float *
+  buffer (int b) const
+  {
+    return base + b * floats;
+  }
+
+  __device__ __forceinline__ int &
+  claimed () const
+  {
+    return *reinterpret_cast<int *> (bar + 2);
+  }
+
   /* By every thread, before the first load; ends with a block barrier. */
   __device__ __forceinline__ void
-  init (unsigned long long *bars)
+  init (float *shared, int buffer_floats, int buffers)
   {
-    bar = bars;
+    base = shared;
+    floats = buffer_floats;
+    bar = reinterpret_cast<unsigned long long *> (shared + buffers * buffer_floats);
     parity = 0;
 #if BULK_COPY
     if (first_thread ())
@@ -162,21 +179,22 @@ struct TileLoads
   }
 };
 
-/* Bytes of shared memory a tile kernel takes past its buffers: the
- * buffers' two barriers and the tile the block claimed (Walk). */
+/* Bytes of shared memory a tile kernel takes past its buffers (TileBuffers'
+ * sync words). */
 #define TILE_SYNC_BYTES (3 * sizeof (unsigned long long))
 
 /* Starts copying the tile whose top left is source pixel (x0, y0), border
  * resolved, into buffer b without waiting: the caller commits the cp.async
- * group and waits (TileLoads::wait) later, computing on the previous tile
+ * group and waits (TileBuffers::wait) later, computing on the previous tile
  * meanwhile.  A tile wholly inside the source goes to the bulk-copy engine.
  * Otherwise pieces wholly inside the source row go as one 16-byte copy; the
  * others sample by sample, zero ghost samples stored directly. */
 template <int C>
 __device__ __forceinline__ void
-load_tile_async (const ConvArgs &a, float *tile, const Tile &t, int x0, int y0,
-                 TileLoads &loads, int b)
+load_tile_async (const ConvArgs &a, const Tile &t, int x0, int y0, const TileBuffers &buffers,
+                 int b)
 {
+  float *const tile = buffers.buffer (b);
   const int samples = t.w * C;
   const int pieces = (t.lead + samples + 3) / 4;
   const long long row_samples = (long long) a.src.width * C;
@@ -188,7 +206,7 @@ load_tile_async (const ConvArgs &a, float *tile, const Tile &t, int x0, int y0,
       y0 + t.h <= a.src.height)
     {
 #if BULK_COPY
-      const unsigned bar = shared_address (loads.bar + b);
+      const unsigned bar = shared_address (buffers.bar + b);
 
       if (threadIdx.x == 0)
         {
@@ -250,7 +268,7 @@ load_tile_async (const ConvArgs &a, float *tile, const Tile &t, int x0, int y0,
 #if BULK_COPY
   if (first_thread ())
     asm volatile ("mbarrier.arrive.shared::cta.b64 _, [%0];"
-                  :: "r" (shared_address (loads.bar + b)) : "memory");
+                  :: "r" (shared_address (buffers.bar + b)) : "memory");
 #endif
 }
 
@@ -353,23 +371,18 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
   const int mh = a.mask_height;
   const int span = blockDim.x * REG_NX;   /* output pixels a tile row covers */
   const Tile t = tile_for<C> (span + KW - 1, blockDim.y + mh - 1, a.out_x - (KW - 1) / 2);
-  float *const base = reinterpret_cast<float *> (shared4);
-  const int tile_floats = t.stride * t.h;
-  unsigned long long *const sync = reinterpret_cast<unsigned long long *> (base + w.buffers *
-                                                                             tile_floats);
-  int &claimed = *reinterpret_cast<int *> (sync + 2);
-  TileLoads loads;
+  TileBuffers buffers;
   /* Starts loading tile i into buffer b. */
   const auto load = [&] (int b, int i)
   {
     const TilePos p = tile_at (w, i);
 
-    load_tile_async<C> (a, base + b * tile_floats, t, a.out_x + p.col * span - (KW - 1) / 2,
-                        a.out_y + p.row * blockDim.y - (mh - 1) / 2, loads, b);
+    load_tile_async<C> (a, t, a.out_x + p.col * span - (KW - 1) / 2,
+                        a.out_y + p.row * blockDim.y - (mh - 1) / 2, buffers, b);
   };
   int cur = 0, tile_i = blockIdx.x, next_i = blockIdx.x + gridDim.x;
 
-  loads.init (sync);
+  buffers.init (reinterpret_cast<float *> (shared4), t.stride * t.h, w.buffers);
   if (w.buffers == 2 && tile_i < w.total)
     {
       load (0, tile_i);
@@ -382,7 +395,7 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
       const int bx0 = pos.col * span, by = pos.row * blockDim.y;
       const int ox0 = bx0 + threadIdx.x * REG_NX, oy = by + threadIdx.y;
       const bool active = oy < a.dst.height && ox0 < a.dst.width;
-      float *tile = base + cur * tile_floats;
+      float *tile = buffers.buffer (cur);
       float plain[REG_NX][C], kca[WEIGHTED ? REG_NX : 1][C], wabs[REG_NX];
 
       if (w.buffers == 1)
@@ -390,7 +403,7 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
       else if (next_i < w.total)
         load (cur ^ 1, next_i);
       __pipeline_commit ();
-      loads.wait (cur, w.buffers - 1);
+      buffers.wait (cur, w.buffers - 1);
 
 #pragma unroll
       for (int n = 0; n < REG_NX; n++)
@@ -481,7 +494,7 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
               }
         }
       if (first_thread ())
-        claimed = claim;
+        buffers.claimed () = claim;
       __syncthreads ();
       float *staged = tile + (threadIdx.y * span + threadIdx.x * REG_NX) * C;
 #pragma unroll
@@ -491,7 +504,7 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
       store_rows (a, tile, span * C, blockDim.y, bx0, by, min (span, a.dst.width - bx0) * C, C);
       __syncthreads ();   /* this buffer is refilled next but one */
       tile_i = next_i;
-      next_i = claimed;
+      next_i = buffers.claimed ();
     }
   walk_done (w);
 }
@@ -627,22 +640,17 @@ conv_column (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk w)
   const int mh = a.mask_height;
   const int span = blockDim.y * COL_NY;   /* output rows a tile covers */
   const Tile t = tile_for<C> (blockDim.x, span + mh - 1, a.out_x);
-  float *const base = reinterpret_cast<float *> (shared4);
-  const int tile_floats = t.stride * t.h;
-  unsigned long long *const sync = reinterpret_cast<unsigned long long *> (base + w.buffers *
-                                                                             tile_floats);
-  int &claimed = *reinterpret_cast<int *> (sync + 2);
-  TileLoads loads;
+  TileBuffers buffers;
   const auto load = [&] (int b, int i)
   {
     const TilePos p = tile_at (w, i);
 
-    load_tile_async<C> (a, base + b * tile_floats, t, a.out_x + p.col * blockDim.x,
-                        a.out_y + p.row * span - (mh - 1) / 2, loads, b);
+    load_tile_async<C> (a, t, a.out_x + p.col * blockDim.x,
+                        a.out_y + p.row * span - (mh - 1) / 2, buffers, b);
   };
   int cur = 0, tile_i = blockIdx.x, next_i = blockIdx.x + gridDim.x;
 
-  loads.init (sync);
+  buffers.init (reinterpret_cast<float *> (shared4), t.stride * t.h, w.buffers);
   if (w.buffers == 2 && tile_i < w.total)
     {
       load (0, tile_i);
@@ -654,7 +662,7 @@ conv_column (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk w)
       const int claim = first_thread () ? claim_tile (w) : 0;
       const int bx0 = pos.col * blockDim.x, by = pos.row * span;
       const int ox = bx0 + threadIdx.x, oy0 = by + threadIdx.y * COL_NY;
-      float *tile = base + cur * tile_floats;
+      float *tile = buffers.buffer (cur);
       float plain[COL_NY][C], kca[WEIGHTED ? COL_NY : 1][C], wabs[COL_NY], win[COL_NY][C];
 
       if (w.buffers == 1)
@@ -662,7 +670,7 @@ conv_column (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk w)
       else if (next_i < w.total)
         load (cur ^ 1, next_i);
       __pipeline_commit ();
-      loads.wait (cur, w.buffers - 1);
+      buffers.wait (cur, w.buffers - 1);
 
       if (ox < a.dst.width && oy0 < a.dst.height)
         {
@@ -728,10 +736,10 @@ conv_column (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk w)
             }
         }
       if (first_thread ())
-        claimed = claim;
+        buffers.claimed () = claim;
       __syncthreads ();   /* this buffer is refilled next but one */
       tile_i = next_i;
-      next_i = claimed;
+      next_i = buffers.claimed ();
     }
   walk_done (w);
 }
