@@ -474,7 +474,7 @@ check_reduced (CcContext *ctx, const CcMethod *methods, int n_methods)
   static const int layouts[][3] = { { 1, 0, 0 }, { 3, 0, 0 }, { 4, 1, 1 }, { 4, 1, 0 } };
   int k = 0, failed = 0, cases = 0;
 
-  for (int s = 0; s < 3; s++)
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
     for (int b = 0; b < CC_BORDER_COUNT; b++)
       for (int l = 0; l < 4; l++, k++)
         {
