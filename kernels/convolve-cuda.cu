@@ -94,8 +94,8 @@ gpu_start (void *data)
        * from pageable memory may still be running when cudaMemcpy returns. */
       (err = cudaStreamCreateWithFlags (&g->stream, cudaStreamDefault)) != cudaSuccess ||
       (err = cudaMalloc (&g->mask, sizeof (float) * CC_MASK_MAX * CC_MASK_MAX)) != cudaSuccess ||
-      (err = cudaMalloc (&g->claims, 64 * LANES)) != cudaSuccess ||
-      (err = cudaMemset (g->claims, 0, 64 * LANES)) != cudaSuccess)
+      (err = cudaMalloc (&g->claims, sizeof (unsigned) * LANE_CLAIMS * LANES)) != cudaSuccess ||
+      (err = cudaMemset (g->claims, 0, sizeof (unsigned) * LANE_CLAIMS * LANES)) != cudaSuccess)
     {
       cc_gpu_set_status (g, cc_gpu_status_of (err), "could not start the GPU: %s", cudaGetErrorString (err));
       return NULL;
@@ -104,7 +104,7 @@ gpu_start (void *data)
     {
       Lane *lane = &g->lane[l];
 
-      lane->claims = g->claims + 16 * l;
+      lane->claims = g->claims + LANE_CLAIMS * l;
       if ((err = cudaStreamCreateWithFlags (&lane->stream, cudaStreamDefault)) != cudaSuccess)
         break;
       for (int i = 0; i < 4 && err == cudaSuccess; i++)

@@ -12,6 +12,10 @@
  * upload, another's kernels and a third's download overlap. */
 #define LANES 3
 
+/* Unsigneds between two lanes' tile counters: 64 bytes, so that no two
+ * lanes' atomics share a cache sector. */
+#define LANE_CLAIMS 16
+
 typedef struct
 {
   cudaStream_t    stream;
@@ -19,8 +23,8 @@ typedef struct
   void           *scratch;        /* a strip's device buffers */
   size_t          scratch_bytes;
   char           *stage;          /* page-locked staging for pageable images */
-  unsigned       *claims;         /* its kernels' tile counters (ConvArgs) */
   size_t          stage_bytes;
+  unsigned       *claims;         /* its kernels' tile counters (ConvArgs) */
   int64_t         y0;             /* the strip in flight ... */
   int64_t         rows;           /* ... 0: none */
 } Lane;
@@ -39,7 +43,7 @@ struct _CcGpu
   Lane            lane[LANES];
   bool            pipeline;       /* lanes and staging; CUDA_CONVOLVE_PIPELINE=0: off */
   float          *mask;           /* device copy for methods that read it there */
-  unsigned       *claims;         /* the lanes' tile counters, 64 bytes apart */
+  unsigned       *claims;         /* the lanes' tile counters, LANE_CLAIMS apart */
   CcFftState     *fft;            /* plans and the mask's spectrum, once used */
 };
 

@@ -179,9 +179,13 @@ struct TileBuffers
   }
 };
 
-/* Bytes of shared memory a tile kernel takes past its buffers (TileBuffers'
- * sync words). */
-#define TILE_SYNC_BYTES (3 * sizeof (unsigned long long))
+/* Shared memory a tile kernel's block takes: its buffers and TileBuffers'
+ * sync words after them. */
+static constexpr size_t
+block_bytes (size_t tile, int buffers)
+{
+  return buffers * tile + 3 * sizeof (unsigned long long);
+}
 
 /* Starts copying the tile whose top left is source pixel (x0, y0), border
  * resolved, into buffer b without waiting: the caller commits the cp.async
@@ -805,12 +809,14 @@ block_shape (int kw, int mask_height, int channels, bool weighted, int dst_heigh
     by = fewer_rows (by);
   for (; by >= 1; by = fewer_rows (by))
     for (int bx = by >= 8 ? bx_max : 256 / by; bx >= 8; bx /= 2)
-      if ((s->tile = tile_bytes (bx, by, kw, mask_height, channels)) + TILE_SYNC_BYTES <=
-          shared_limit)
-        {
-          s->block = dim3 (bx, by);
-          return true;
-        }
+      {
+        s->tile = tile_bytes (bx, by, kw, mask_height, channels);
+        if (block_bytes (s->tile, 1) <= shared_limit)
+          {
+            s->block = dim3 (bx, by);
+            return true;
+          }
+      }
   return false;
 }
 
@@ -820,8 +826,8 @@ cc_register_shared_bytes (int mask_width, int mask_height, int channels)
   const int kw = cc_mask_width_class (mask_width);
 
   if (kw == 1)
-    return column_tile_bytes (1, mask_height, channels) + TILE_SYNC_BYTES;
-  return kw ? tile_bytes (8, 1, kw, mask_height, channels) + TILE_SYNC_BYTES : (size_t) -1;
+    return block_bytes (column_tile_bytes (1, mask_height, channels), 1);
+  return kw ? block_bytes (tile_bytes (8, 1, kw, mask_height, channels), 1) : (size_t) -1;
 }
 
 cudaError_t
@@ -859,10 +865,10 @@ launch_walk (Kernel kernel, const ConvArgs &a, const Shape &shape, size_t shared
   cudaGetDevice (&device);
   cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device);
   cudaDeviceGetAttribute (&sm_shared, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
-  const int buffers = 2 * tile + TILE_SYNC_BYTES <= shared_limit &&
-                      4 * (2 * tile + TILE_SYNC_BYTES) <= (size_t) sm_shared
+  const int buffers = block_bytes (tile, 2) <= shared_limit &&
+                      4 * block_bytes (tile, 2) <= (size_t) sm_shared
                       ? 2 : 1;
-  const size_t shared = buffers * tile + TILE_SYNC_BYTES;
+  const size_t shared = block_bytes (tile, buffers);
 
   /* The limit, not this launch's size: another thread may launch the same
    * kernel with a larger tile between this call and the launch. */
@@ -884,12 +890,11 @@ static cudaError_t
 launch_column (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
 {
   int by = 8;
-  size_t tile;
 
-  while ((tile = column_tile_bytes (by, a.mask_height, C)) + TILE_SYNC_BYTES > shared_limit &&
-         by > 1)
+  while (by > 1 && block_bytes (column_tile_bytes (by, a.mask_height, C), 1) > shared_limit)
     by /= 2;
-  if (tile + TILE_SYNC_BYTES > shared_limit)
+  const size_t tile = column_tile_bytes (by, a.mask_height, C);
+  if (block_bytes (tile, 1) > shared_limit)
     return cudaErrorInvalidConfiguration;
 
   return launch_walk (conv_column<C, WEIGHTED>, a, Shape { dim3 (32, by), tile },
