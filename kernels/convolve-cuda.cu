@@ -235,7 +235,7 @@ cc_gpu_check (struct _CcGpu *g, CcMethod method, const CcJob *job, char *message
                     "images only, not on %d channels", C);
           return CC_ERROR_UNSUPPORTED;
         }
-      shared = cc_register_shared_bytes (w, h, C);
+      shared = cc_register_shared_bytes (w, h, C, job->weighted);
       break;
     case CC_METHOD_SEPARABLE:
       if (job->weighted)
@@ -252,9 +252,9 @@ cc_gpu_check (struct _CcGpu *g, CcMethod method, const CcJob *job, char *message
           return CC_ERROR_UNSUPPORTED;
         }
       /* Each pass's tile: the row pass w wide, the column pass h tall. */
-      shared = cc_register_shared_bytes (w, 1, C);
-      if (cc_register_shared_bytes (1, h, C) > shared)
-        shared = cc_register_shared_bytes (1, h, C);
+      shared = cc_register_shared_bytes (w, 1, C, false);
+      if (cc_register_shared_bytes (1, h, C, false) > shared)
+        shared = cc_register_shared_bytes (1, h, C, false);
       break;
     case CC_METHOD_FFT:
       if (!cc_fft_available (message, size))

@@ -194,7 +194,8 @@ cudaError_t cc_seed_launch        (CcMethod method, const ConvArgs &args,
 /* register-kernels.cu: the register method's kernels, for masks up to
  * 127 wide (widths rounded up to cc_mask_width_class).  The mask goes to
  * __constant__ memory: hold cc_seed_constant_lock as for the seed methods. */
-size_t      cc_register_shared_bytes (int mask_width, int mask_height, int channels);
+size_t      cc_register_shared_bytes (int mask_width, int mask_height, int channels,
+                                      bool weighted);
 cudaError_t cc_register_set_mask     (const float *mask, int width, int height,
                                       cudaStream_t stream);
 cudaError_t cc_register_launch       (const ConvArgs &args, size_t shared_limit,

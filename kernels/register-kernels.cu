@@ -13,14 +13,29 @@
 
 #include "cuda-kernels.cuh"
 
+/* Unweighted RGBA with masks 7 to 15 wide: issue-bound, so each thread
+ * takes more outputs (36 sums, fewer loads and less overhead an output)
+ * and 80 registers, where 64 had let two blocks of 512 share an SM (launch
+ * bounds 256 x 3 for these), in narrow blocks (block_shape).  On an H100
+ * that took 7x7 from 0.233 ms to 0.227, 9x9 from 0.285 to 0.261, 15x15
+ * from 0.63 to 0.59.  Not wider: 31x31 gained 3%, but the 25 and 31 wide
+ * row passes of separable masks lost 5%. */
+__host__ __device__ constexpr bool
+reg_wide (int channels, int kw, bool weighted)
+{
+  return channels == 4 && !weighted && kw >= 7 && kw <= 15;
+}
+
 /* Outputs a thread computes along x: about 28 samples' sums in registers
  * whatever the channel count, fewer for the widest masks (their unrolled
- * rows grow as NX x width).  Odd, so that with 1, 3 or 4 channels a warp's
- * reads of its threads' windows hit distinct shared-memory banks. */
+ * rows grow as NX x width), more for reg_wide.  Odd, so that with 1, 3 or
+ * 4 channels a warp's reads of its threads' windows hit distinct
+ * shared-memory banks. */
 __host__ __device__ constexpr int
-reg_nx (int channels, int kw)
+reg_nx (int channels, int kw, bool weighted)
 {
-  return channels == 4 || kw > 31 ? 7 : channels == 3 ? 9 : channels == 2 ? 13 : 21;
+  return reg_wide (channels, kw, weighted) ? 9
+         : channels == 4 || kw > 31 ? 7 : channels == 3 ? 9 : channels == 2 ? 13 : 21;
 }
 
 /* Mask widths are rounded up to a class (cc_mask_width_class); the widest
@@ -363,14 +378,15 @@ walk_done (const Walk &w)
 }
 
 /* Two blocks of 512 an SM cap a thread at 64 registers, which the plain
- * kernels fit without spilling; the weighted ones hold three sums an
- * output and take up to 128.  (With no minimum given, ptxas picked 40 for
- * some of them, and spilled.) */
+ * kernels fit without spilling; reg_wide's take 80, three blocks of 256;
+ * the weighted ones hold three sums an output and take up to 128.  (With
+ * no minimum given, ptxas picked 40 for some of them, and spilled.) */
 template <int C, int KW, bool WEIGHTED>
-__global__ void __launch_bounds__ (512, WEIGHTED ? 1 : 2)
+__global__ void __launch_bounds__ (reg_wide (C, KW, WEIGHTED) ? 256 : 512,
+                                   WEIGHTED ? 1 : reg_wide (C, KW, WEIGHTED) ? 3 : 2)
 conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk w)
 {
-  constexpr int REG_NX = reg_nx (C, KW);
+  constexpr int REG_NX = reg_nx (C, KW, WEIGHTED);
   extern __shared__ float4 shared4[];   /* float4: 16-byte aligned */
   const int mh = a.mask_height;
   const int span = blockDim.x * REG_NX;   /* output pixels a tile row covers */
@@ -469,7 +485,15 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
       const float *centre = tile + (threadIdx.y + (mh - 1) / 2) * t.stride + t.lead +
                             (threadIdx.x * REG_NX + (KW - 1) / 2) * C;
       const float *prev = a.dst.data + oy * a.dst.pitch + (long long) ox0 * C;
-      if (plain_only<C, WEIGHTED> (a))
+      /* Clamped, the plain finish is one saturating FMA a sample, the
+       * clamp chosen once a tile rather than per sample. */
+      if (plain_only<C, WEIGHTED> (a) && a.clamp)
+#pragma unroll
+        for (int n = 0; n < REG_NX; n++)
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            plain[n][c] = cc_finish (plain[n][c], a.inv_divisor, a.offset, 1);
+      else if (plain_only<C, WEIGHTED> (a))
 #pragma unroll
         for (int n = 0; n < REG_NX; n++)
 #pragma unroll
@@ -749,9 +773,9 @@ conv_column (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk w)
 }
 
 static size_t
-tile_bytes (int bx, int by, int kw, int mask_height, int channels)
+tile_bytes (int bx, int by, int kw, int mask_height, int channels, bool weighted)
 {
-  return sizeof (float) * tile_stride (bx * reg_nx (channels, kw) + kw - 1, channels) *
+  return sizeof (float) * tile_stride (bx * reg_nx (channels, kw, weighted) + kw - 1, channels) *
          (size_t) (by + mask_height - 1);
 }
 
@@ -776,7 +800,10 @@ struct Shape
  *   time to compute: 3 and 5 rows tall, 24 rows of 16 threads, which
  *   amortises the halo rows that dominate their loads; 7 tall, 8 rows of
  *   16, or 16 rows for unweighted RGBA; up to 23, 16 of 16; taller, 32
- *   rows, of 8 threads where the mask is 25 wide or more.
+ *   rows, of 8 threads where the mask is 25 wide or more;
+ * - reg_wide's (unweighted RGBA, 7 to 15 wide) 16 rows of 8 threads (at
+ *   9x9 they ran 0.261 ms, 12 rows 0.294, 20 rows 0.288, 8 rows of 16
+ *   0.300).
  * Short images get fewer, wider rows (256 threads), so no thread idles on
  * a single-row signal.  The shape shrinks until the tile fits shared
  * memory; the last resort, for tall masks on few channels (whose threads
@@ -788,16 +815,22 @@ fewer_rows (int by)
 }
 
 /* The weighted kernels' registers (three sums an output) allow 256 threads
- * a block where two blocks share an SM. */
+ * a block where two blocks share an SM; reg_wide's launch bounds, 256. */
 static bool
 block_shape (int kw, int mask_height, int channels, bool weighted, int dst_height,
              size_t shared_limit, Shape *s)
 {
-  const int max_threads = weighted ? 256 : 512;
+  const bool wide = reg_wide (channels, kw, weighted);
+  const int max_threads = weighted || wide ? 256 : 512;
   const bool rgba7 = mask_height == 7 && channels == 4 && !weighted;
   int by = 8, bx_max = 32;
 
-  if (kw >= 3 && mask_height >= 3)
+  if (kw >= 3 && mask_height >= 3 && wide)
+    {
+      bx_max = 8;
+      by = 16;
+    }
+  else if (kw >= 3 && mask_height >= 3)
     {
       bx_max = mask_height >= 25 && kw >= 25 ? 8 : 16;
       by = mask_height <= 5 ? 24 : mask_height == 7 ? (rgba7 ? 16 : 8)
@@ -810,7 +843,7 @@ block_shape (int kw, int mask_height, int channels, bool weighted, int dst_heigh
   for (; by >= 1; by = fewer_rows (by))
     for (int bx = by >= 8 ? bx_max : 256 / by; bx >= 8; bx /= 2)
       {
-        s->tile = tile_bytes (bx, by, kw, mask_height, channels);
+        s->tile = tile_bytes (bx, by, kw, mask_height, channels, weighted);
         if (block_bytes (s->tile, 1) <= shared_limit)
           {
             s->block = dim3 (bx, by);
@@ -821,13 +854,14 @@ block_shape (int kw, int mask_height, int channels, bool weighted, int dst_heigh
 }
 
 size_t
-cc_register_shared_bytes (int mask_width, int mask_height, int channels)
+cc_register_shared_bytes (int mask_width, int mask_height, int channels, bool weighted)
 {
   const int kw = cc_mask_width_class (mask_width);
 
   if (kw == 1)
     return block_bytes (column_tile_bytes (1, mask_height, channels), 1);
-  return kw ? block_bytes (tile_bytes (8, 1, kw, mask_height, channels), 1) : (size_t) -1;
+  return kw ? block_bytes (tile_bytes (8, 1, kw, mask_height, channels, weighted), 1)
+            : (size_t) -1;
 }
 
 cudaError_t
@@ -911,7 +945,7 @@ launch_class (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
   if (!block_shape (KW, a.mask_height, C, WEIGHTED, a.dst.height, shared_limit, &s))
     return cudaErrorInvalidConfiguration;
 
-  const int span = s.block.x * reg_nx (C, KW);
+  const int span = s.block.x * reg_nx (C, KW, WEIGHTED);
   return launch_walk (conv_register<C, KW, WEIGHTED>, a, s, shared_limit,
                       (a.dst.width + span - 1) / span,
                       (a.dst.height + s.block.y - 1) / s.block.y, stream);
