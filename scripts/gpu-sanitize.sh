@@ -1,7 +1,7 @@
 #!/bin/sh
 # On the GPU machine, after scripts/gpu-check.sh built the tree: the reduced
 # test matrix (CHECK_REDUCED: every method x border x 1, 3 and 4 channels x
-# three masks, small odd images, plus two walks of many tiles a block, strips
+# three masks, small odd images, plus three walks of many tiles a block, strips
 # and injected faults) under each of compute-sanitizer's tools.  Prints each
 # summary; fails on any error.
 set -u

@@ -140,7 +140,8 @@ test_strips (CcContext *ctx, const CcMethod *methods, int n, int n_shapes)
 
 /* Images with more tiles than the GPU holds blocks at once, so that each
  * block walks several tiles: its first two by its index, then claimed ones
- * (on an H100, the 1x31, 5x5 and 7x7 RGBA walks and the 1D signal claim),
+ * (on an H100, the 1x31, 5x5, 7x7 RGBA and 9x9 RGBA walks and the 1D
+ * signal claim),
  * with its next tile prefetched into the second buffer where two fit, most
  * tiles loaded by the bulk-copy engine.  The sweep's images give a block a
  * tile or so.  'reduced': the walks run under compute-sanitizer too. */
@@ -155,7 +156,7 @@ test_walks (CcContext *ctx, bool reduced)
     { 15, 15, 2, 1000, 900, 0, 0 }, { 25, 25, 1, 1400, 1000, 1, 0 },
     { 25, 1, 1, 12000000, 1, 0, 0 }, { 1, 31, 4, 700, 3000, 0, 1 },
     { 5, 5, 3, 600, 2900, 0, 1 }, { 7, 7, 1, 1700, 1500, 0, 0 },
-    { 7, 7, 4, 1900, 1300, 0, 0 }
+    { 7, 7, 4, 1900, 1300, 0, 0 }, { 9, 9, 4, 1100, 1700, 0, 1 }
   };
   static const CcMethod methods[] = { CC_METHOD_REGISTER, CC_METHOD_SEPARABLE };
   const int n = sizeof walks / sizeof walks[0];
