@@ -141,10 +141,10 @@ test_strips (CcContext *ctx, const CcMethod *methods, int n, int n_shapes)
 /* Images with more tiles than the GPU holds blocks at once, so that each
  * block walks several tiles: its first two by its index, then claimed ones
  * (on an H100, the 1x31, 5x5, 7x7 RGBA and 9x9 RGBA walks and the 1D
- * signal claim),
- * with its next tile prefetched into the second buffer where two fit, most
- * tiles loaded by the bulk-copy engine.  The sweep's images give a block a
- * tile or so.  'reduced': the walks run under compute-sanitizer too. */
+ * signal claim), with its next tile prefetched into the second buffer
+ * where two fit, most tiles loaded by the bulk-copy engine.  The sweep's
+ * images give a block a tile or so.  'reduced': the walks run under
+ * compute-sanitizer too. */
 static void
 test_walks (CcContext *ctx, bool reduced)
 {
