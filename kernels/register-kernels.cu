@@ -151,6 +151,13 @@ struct TileBuffers
     return base + b * floats;
   }
 
+  /* The two claim slots, after the barriers. */
+  __device__ __forceinline__ int *
+  claims () const
+  {
+    return reinterpret_cast<int *> (bar + 2);
+  }
+
   /* The next tile's index, passed from the block's first thread to all:
    * posted before a block barrier, taken after it.  The slots alternate
    * because no barrier separates one tile's taking from the next tile's
@@ -159,13 +166,13 @@ struct TileBuffers
   post_claim (int claim) const
   {
     if (first_thread ())
-      reinterpret_cast<int *> (bar + 2)[turn] = claim;
+      claims ()[turn] = claim;
   }
 
   __device__ __forceinline__ int
   take_claim ()
   {
-    const int claim = reinterpret_cast<const int *> (bar + 2)[turn];
+    const int claim = claims ()[turn];
 
     turn ^= 1;
     return claim;
@@ -556,8 +563,9 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
       for (int n = 0; n < REG_NX; n++)
         store_shared<C> (staged + n * C, plain[n]);
       /* Each thread row stores the row it staged: where rows fill whole
-       * warps, a warp reads back only what it wrote, so a warp barrier
-       * does (TileBuffers::wait gives the gain). */
+       * warps (block widths are powers of two), a warp reads back only
+       * what it wrote, so a warp barrier is enough (the gain is given at
+       * TileBuffers::wait). */
       if (blockDim.x <= 32 && blockDim.x * blockDim.y % 32 == 0)
         __syncwarp ();
       else
