@@ -10,6 +10,13 @@ status=0
 for tool in memcheck racecheck initcheck synccheck; do
   extra=""
   [ "$tool" = memcheck ] && extra="--leak-check full"
+  # initcheck does not see global memory written by tensor (TMA) stores, which
+  # the register kernels use: it reported every copy of their results to the
+  # host as uninitialized, and did the same for a 1 KB buffer written by one
+  # tensor store whose copy held the right values (compute-sanitizer, CUDA
+  # 13.0, H100).  So it checks kernels' reads only; the tests, which poison
+  # every output first, check that each result is written.
+  [ "$tool" = initcheck ] && extra="--check-api-memory-access no"
   start=$(date +%s)
   CHECK_REDUCED=1 CHECK_SEED=${CHECK_SEED:-7} "$cs" --tool "$tool" $extra --error-exitcode 9 \
     tests/test-gpu >"${OUT:-.}/sanitize-$tool.log" 2>&1
