@@ -650,15 +650,15 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
 #pragma unroll
       for (int n = 0; n < REG_NX; n++)
         store_shared<C> (staged + n * C, plain[n]);
-      /* Each thread row stores the row it staged: where rows fill whole
-       * warps (block widths are powers of two), a warp reads back only
-       * what it wrote, so a warp barrier is enough (the gain is given at
-       * TileBuffers::wait). */
       if (BULK_COPY && w.out_mapped && bx0 + span <= a.dst.width &&
           by + (int) blockDim.y <= a.dst.height)
         buffers.store_tile (&w.out_map, tile, bx0 * C / 2, by);
       else
         {
+          /* Each thread row stores the row it staged: where rows fill
+           * whole warps (block widths are powers of two), a warp reads
+           * back only what it wrote, so a warp barrier is enough (the gain
+           * is given at TileBuffers::wait). */
           if (blockDim.x <= 32 && blockDim.x * blockDim.y % 32 == 0)
             __syncwarp ();
           else
@@ -923,13 +923,6 @@ column_tile_bytes (int by, int mask_height, int channels)
                                          by * COL_NY + mask_height - 1);
 }
 
-/* A tile kernel's launch: its block and the bytes of one tile buffer. */
-struct Shape
-{
-  dim3 block;
-  size_t tile;
-};
-
 /* A block's shape, as measured fastest on an H100 (RGBA, 4096x4096):
  * - masks under 3 rows or columns (row passes, 1D signals): 8 rows of a
  *   warp;
@@ -956,7 +949,7 @@ fewer_rows (int by)
  * a block where two blocks share an SM; reg_wide's launch bounds, 256. */
 static bool
 block_shape (int kw, int mask_height, int channels, bool weighted, int dst_height,
-             size_t shared_limit, Shape *s)
+             size_t shared_limit, dim3 *block)
 {
   const bool wide = reg_wide (channels, kw, weighted);
   const int max_threads = weighted || wide ? 256 : 512;
@@ -980,14 +973,12 @@ block_shape (int kw, int mask_height, int channels, bool weighted, int dst_heigh
     by = fewer_rows (by);
   for (; by >= 1; by = fewer_rows (by))
     for (int bx = by >= 8 ? bx_max : 256 / by; bx >= 8; bx /= 2)
-      {
-        s->tile = tile_bytes (bx, by, kw, mask_height, channels, weighted);
-        if (block_bytes (s->tile, 1) <= shared_limit)
-          {
-            s->block = dim3 (bx, by);
-            return true;
-          }
-      }
+      if (block_bytes (tile_bytes (bx, by, kw, mask_height, channels, weighted), 1) <=
+          shared_limit)
+        {
+          *block = dim3 (bx, by);
+          return true;
+        }
   return false;
 }
 
@@ -1073,7 +1064,9 @@ launch_walk (Kernel kernel, const ConvArgs &a, dim3 block, const Tile &t, int ou
 
   if (!a.claims)
     return cudaErrorInvalidValue;
-  w.mapped = a.vec4 && image_map (a.src, a.channels, t.stride, t.h, &w.map);
+  /* Tensor stores only with tensor loads: the thread that waits for a
+   * store's read issues the next load into that memory (store_tile). */
+  w.mapped = image_map (a.src, a.channels, t.stride, t.h, &w.map);
   w.out_mapped = w.mapped && out_span &&
                  image_map (a.dst, a.channels, out_span * a.channels, block.y, &w.out_map);
   /* Tensor copies want each buffer 128-byte aligned.  Not the others: a
@@ -1137,17 +1130,17 @@ template <int C, int KW, bool WEIGHTED>
 static cudaError_t
 launch_class (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
 {
-  Shape s;
+  dim3 block;
 
-  if (!block_shape (KW, a.mask_height, C, WEIGHTED, a.dst.height, shared_limit, &s))
+  if (!block_shape (KW, a.mask_height, C, WEIGHTED, a.dst.height, shared_limit, &block))
     return cudaErrorInvalidConfiguration;
 
-  const int span = s.block.x * reg_nx (C, KW, WEIGHTED);
-  return launch_walk (conv_register<C, KW, WEIGHTED>, a, s.block,
-                      tile_for<C> (span + KW - 1, s.block.y + a.mask_height - 1,
+  const int span = block.x * reg_nx (C, KW, WEIGHTED);
+  return launch_walk (conv_register<C, KW, WEIGHTED>, a, block,
+                      tile_for<C> (span + KW - 1, block.y + a.mask_height - 1,
                                    a.out_x - (KW - 1) / 2), span, shared_limit,
                       (a.dst.width + span - 1) / span,
-                      (a.dst.height + s.block.y - 1) / s.block.y, stream);
+                      (a.dst.height + block.y - 1) / block.y, stream);
 }
 
 template <int C, bool WEIGHTED>
