@@ -1,9 +1,9 @@
 #!/bin/sh
 # On the GPU machine, after scripts/gpu-check.sh built the tree: the reduced
 # test matrix (CHECK_REDUCED: every method x border x 1, 3 and 4 channels x
-# three masks, small odd images, plus three walks of many tiles a block, strips
-# and injected faults) under each of compute-sanitizer's tools.  Prints each
-# summary; fails on any error.
+# three masks, small odd images, plus three walks of many tiles a block, the
+# band kernel's border cases, strips and injected faults) under each of
+# compute-sanitizer's tools.  Prints each summary; fails on any error.
 set -u
 cs=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
 status=0
@@ -22,7 +22,7 @@ for tool in memcheck racecheck initcheck synccheck; do
     tests/test-gpu >"${OUT:-.}/sanitize-$tool.log" 2>&1
   rc=$?
   echo "== $tool: exit $rc, $(( $(date +%s) - start )) s"
-  grep -E 'SUMMARY|^reduced matrix|^PASS|^FAIL' "${OUT:-.}/sanitize-$tool.log"
+  grep -E 'SUMMARY|^reduced matrix|^walks|^band|^PASS|^FAIL' "${OUT:-.}/sanitize-$tool.log"
   [ $rc = 0 ] || { status=1; grep -m 20 -E '^=========' "${OUT:-.}/sanitize-$tool.log"; }
 done
 exit $status

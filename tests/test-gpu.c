@@ -184,6 +184,49 @@ test_walks (CcContext *ctx, bool reduced)
   printf ("walks: %d cases, %d failed\n", cases, failed);
 }
 
+/* The 3x3 RGBA band kernel on a float source on the device with 16-byte
+ * aligned rows, which it reads in place: there it applies the border rules
+ * down the image itself (a host image comes in strips that hold their
+ * border rows).  Each border mode, a region inside a larger source, copied
+ * alpha, and (not under compute-sanitizer) an image taller than the
+ * kernel's grid of 65535 blocks of 32 rows, so that its blocks step down
+ * by the grid. */
+static void
+test_band (CcContext *ctx, bool reduced)
+{
+  /* src w, h, then the output rectangle: x, y, w, h */
+  static const int64_t sizes[][6] = {
+    { 37, 29, 0, 0, 37, 29 }, { 70, 45, 5, 3, 33, 40 }, { 2, 2100000, 0, 0, 2, 2100000 }
+  };
+  static const CcMethod methods[] = { CC_METHOD_REGISTER };
+  int failed = 0, cases = 0;
+
+  for (int s = 0; s < (reduced ? 2 : 3); s++)
+    for (int b = 0; b < (s == 2 ? 1 : CC_BORDER_COUNT); b++)
+      {
+        CheckCase c;
+
+        memset (&c, 0, sizeof c);
+        c.mask_width = c.mask_height = 3;
+        c.src_width = sizes[s][0];
+        c.src_height = sizes[s][1];
+        c.out_x = sizes[s][2];
+        c.out_y = sizes[s][3];
+        c.out_width = sizes[s][4];
+        c.out_height = sizes[s][5];
+        c.channels = 4;
+        c.alpha = b % 2;            /* then copied, not convolved */
+        c.affect_alpha = !c.alpha;
+        c.src_type = c.dst_type = CC_TYPE_FLOAT;
+        c.border = (CcBorder) (s == 2 ? CC_BORDER_MIRROR : b);
+        c.clamp = b / 2;
+        c.src_on_device = c.dst_on_device = c.aligned_rows = true;
+        failed += check_case (ctx, &c, methods, 1) ? 1 : 0;
+        cases++;
+      }
+  printf ("band: %d cases, %d failed\n", cases, failed);
+}
+
 /* Injected faults: an allocation or a launch that fails.  An explicit GPU
  * method returns the error with the output untouched; auto takes the CPU,
  * says why, and gets the right result; afterwards the GPU works. */
@@ -346,6 +389,7 @@ main (void)
       /* For compute-sanitizer, which runs each kernel many times slower. */
       check_reduced (ctx, methods, n);
       test_walks (ctx, true);
+      test_band (ctx, true);
       test_strips (ctx, methods, n, 1);
       test_faults (ctx);
     }
@@ -354,6 +398,7 @@ main (void)
       check_known (ctx, methods, n);
       check_sweep (ctx, methods, n, true);
       test_walks (ctx, false);
+      test_band (ctx, false);
       test_strips (ctx, methods, n, 3);
       check_threads (ctx, CC_METHOD_CONSTANT);
       check_threads (ctx, CC_METHOD_TILED);
