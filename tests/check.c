@@ -132,11 +132,10 @@ get_sample (const void *row, CcType type, int64_t i)
     }
 }
 
-/* An image with a padded stride; the padding is poisoned too, to catch
- * writes past a row.  'aligned': 16 bytes of padding, so that rows of
- * 16-byte pixels stay 16-byte aligned. */
+/* An image with a padded stride, 'pad' bytes (0: 1 to 5 samples at
+ * random); the padding is poisoned too, to catch writes past a row. */
 static CcImage
-make_image (CcType type, int channels, int64_t w, int64_t h, bool aligned)
+make_image (CcType type, int channels, int64_t w, int64_t h, int pad)
 {
   CcImage im;
   size_t size = cc_type_size (type);
@@ -146,7 +145,7 @@ make_image (CcType type, int channels, int64_t w, int64_t h, bool aligned)
   im.channels = channels;
   im.width = w;
   im.height = h;
-  im.stride = w * channels * size + (aligned ? 16 : (1 + check_rand () % 5) * size);
+  im.stride = w * channels * size + (pad ? (size_t) pad : (1 + check_rand () % 5) * size);
   im.data = malloc (im.stride * h);
   return im;
 }
@@ -239,10 +238,10 @@ check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_m
   const int taps = c->mask_width * c->mask_height;
   double *values = malloc (sizeof (double) * taps);
   CcImage src = make_image (c->src_type, c->channels, c->src_width, c->src_height,
-                            c->aligned_rows);
-  CcImage gold = make_image (CC_TYPE_DOUBLE, c->channels, c->out_width, c->out_height, false);
+                            c->row_pad);
+  CcImage gold = make_image (CC_TYPE_DOUBLE, c->channels, c->out_width, c->out_height, 0);
   CcImage dst = make_image (c->dst_type, c->channels, c->out_width, c->out_height,
-                            c->aligned_rows);
+                            c->row_pad);
   CcImage pristine = dst;
   CcMask mask;
   CcOptions o;

@@ -35,7 +35,7 @@ typedef struct
   bool     src_on_device;
   bool     dst_on_device;
   int      min_strips;     /* when > 0, the run must have used this many strips */
-  bool     aligned_rows;   /* rows padded by 16 bytes, not by 1 to 5 samples */
+  int      row_pad;        /* bytes after each row of src and dst; 0: 1 to 5 samples */
   int      mask_rank;      /* 0: random; 1, 2: a sum of that many outer products */
 } CheckCase;
 

@@ -190,19 +190,20 @@ test_walks (CcContext *ctx, bool reduced)
  * border rows).  Each border mode, a region inside a larger source, copied
  * alpha, and (not under compute-sanitizer) an image taller than the
  * kernel's grid of 65535 blocks of 32 rows, so that its blocks step down
- * by the grid. */
+ * by the grid.  Rows 4 bytes out of line take the tile kernel instead. */
 static void
 test_band (CcContext *ctx, bool reduced)
 {
-  /* src w, h, then the output rectangle: x, y, w, h */
-  static const int64_t sizes[][6] = {
-    { 37, 29, 0, 0, 37, 29 }, { 70, 45, 5, 3, 33, 40 }, { 2, 2100000, 0, 0, 2, 2100000 }
+  /* src w, h, then the output rectangle: x, y, w, h; bytes after a row */
+  static const int64_t sizes[][7] = {
+    { 37, 29, 0, 0, 37, 29, 16 }, { 70, 45, 5, 3, 33, 40, 16 }, { 37, 29, 0, 0, 37, 29, 4 },
+    { 2, 2100000, 0, 0, 2, 2100000, 16 }
   };
   static const CcMethod methods[] = { CC_METHOD_REGISTER };
   int failed = 0, cases = 0;
 
-  for (int s = 0; s < (reduced ? 2 : 3); s++)
-    for (int b = 0; b < (s == 2 ? 1 : CC_BORDER_COUNT); b++)
+  for (int s = 0; s < (reduced ? 3 : 4); s++)
+    for (int b = 0; b < (s == 3 ? 1 : CC_BORDER_COUNT); b++)
       {
         CheckCase c;
 
@@ -214,13 +215,14 @@ test_band (CcContext *ctx, bool reduced)
         c.out_y = sizes[s][3];
         c.out_width = sizes[s][4];
         c.out_height = sizes[s][5];
+        c.row_pad = (int) sizes[s][6];
         c.channels = 4;
         c.alpha = b % 2;            /* then copied, not convolved */
         c.affect_alpha = !c.alpha;
         c.src_type = c.dst_type = CC_TYPE_FLOAT;
-        c.border = (CcBorder) (s == 2 ? CC_BORDER_MIRROR : b);
+        c.border = (CcBorder) (s == 3 ? CC_BORDER_MIRROR : b);
         c.clamp = b / 2;
-        c.src_on_device = c.dst_on_device = c.aligned_rows = true;
+        c.src_on_device = c.dst_on_device = true;
         failed += check_case (ctx, &c, methods, 1) ? 1 : 0;
         cases++;
       }
