@@ -1,5 +1,7 @@
 /* Samples of any type to float and back on the device, with the same
- * rounding as the host (pixel.h), so both paths agree bit for bit.
+ * rounding as the host (pixel.h), so both paths agree bit for bit; and
+ * 8- and 16-bit codes of a perceptual encoding to linear light and back,
+ * through the same tables as the host (samples.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -126,4 +128,103 @@ cc_convert_from_float (CcType type, const float *in, long long in_pitch, void *o
     default:             return cudaErrorInvalidValue;
     }
 #undef FROM
+}
+
+/* The curve a sample takes, or -1 for one that is not colour (alpha). */
+__device__ __forceinline__ int
+curve_of (const DevTransfer &t, long long i, int channels)
+{
+  const int c = (int) (i % channels);
+
+  return c >= t.colour ? -1 : t.curves == 1 ? 0 : c;
+}
+
+template <typename T>
+__global__ void
+to_linear (const T *in, long long in_pitch, float *out, long long out_pitch,
+           long long count, int rows, int channels, DevTransfer t)
+{
+  const long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x;
+  int k;
+
+  if (i >= count)
+    return;
+  k = curve_of (t, i, channels);
+  for (int r = blockIdx.y; r < rows; r += gridDim.y)
+    {
+      const T v = in[r * in_pitch + i];
+
+      out[r * out_pitch + i] = k < 0 ? to_f (v) : t.to_linear[k * t.codes + v];
+    }
+}
+
+template <typename T>
+__global__ void
+from_linear (const float *in, long long in_pitch, T *out, long long out_pitch,
+             long long count, int rows, const T *copy, long long copy_pitch,
+             int channels, uchar4 mode, DevTransfer t)
+{
+  const long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x;
+  const unsigned char m[4] = { mode.x, mode.y, mode.z, mode.w };
+  bool copied;
+  int k;
+
+  if (i >= count)
+    return;
+  copied = copy && m[i % channels] == CC_MODE_COPY;
+  k = curve_of (t, i, channels);
+  for (int r = blockIdx.y; r < rows; r += gridDim.y)
+    if (copied)
+      out[r * out_pitch + i] = copy[r * copy_pitch + i];
+    else if (k < 0)
+      from_f (in[r * in_pitch + i], out + r * out_pitch + i);
+    else
+      out[r * out_pitch + i] = (T) cc_transfer_code (in[r * in_pitch + i],
+                                                     t.midpoints + k * t.codes,
+                                                     t.guess + k * CC_TRANSFER_GUESSES);
+}
+
+cudaError_t
+cc_convert_to_linear (CcType type, const void *in, long long in_pitch, float *out,
+                      long long out_pitch, long long count, int rows, int channels,
+                      const DevTransfer &t, cudaStream_t stream)
+{
+  dim3 grid, block;
+
+  grid_for (count, rows, &grid, &block);
+  if (type == CC_TYPE_U8)
+    to_linear<uint8_t><<<grid, block, 0, stream>>> ((const uint8_t *) in, in_pitch, out,
+                                                    out_pitch, count, rows, channels, t);
+  else if (type == CC_TYPE_U16)
+    to_linear<uint16_t><<<grid, block, 0, stream>>> ((const uint16_t *) in, in_pitch, out,
+                                                     out_pitch, count, rows, channels, t);
+  else
+    return cudaErrorInvalidValue;
+  return cudaGetLastError ();
+}
+
+cudaError_t
+cc_convert_from_linear (CcType type, const float *in, long long in_pitch, void *out,
+                        long long out_pitch, long long count, int rows,
+                        const void *copy, long long copy_pitch, int channels,
+                        const unsigned char *mode, const DevTransfer &t,
+                        cudaStream_t stream)
+{
+  const uchar4 m = make_uchar4 (mode[0], mode[1], mode[2], mode[3]);
+  dim3 grid, block;
+
+  grid_for (count, rows, &grid, &block);
+  if (type == CC_TYPE_U8)
+    from_linear<uint8_t><<<grid, block, 0, stream>>> (in, in_pitch, (uint8_t *) out,
+                                                      out_pitch, count, rows,
+                                                      (const uint8_t *) copy, copy_pitch,
+                                                      channels, m, t);
+  else if (type == CC_TYPE_U16)
+    from_linear<uint16_t><<<grid, block, 0, stream>>> (in, in_pitch, (uint16_t *) out,
+                                                       out_pitch, count, rows,
+                                                       (const uint16_t *) copy, copy_pitch,
+                                                       channels, m, t);
+  else
+    return cudaErrorInvalidValue;
+  return cudaGetLastError ();
 }

@@ -74,6 +74,17 @@ spread (const float *restrict wabs, int64_t n, int C, float *restrict wsum)
     }
 }
 
+/* 'count' samples of a source row from sample 'first' (a pixel's first) as
+ * float: in linear light through the job's transfer, if any. */
+static inline void
+load_samples (const CcJob *job, const void *row, int64_t first, int64_t count, float *out)
+{
+  if (job->transfer)
+    cc_samples_decode (row, job->transfer, job->channels, job->colour, first, count, out);
+  else
+    cc_samples_to_float (row, job->src->type, first, count, out);
+}
+
 /* Fills 'in' with the tile's input rows, border resolved, as float. */
 CC_HOT static void
 load_tile (const CcJob *job, int64_t x0, int64_t y0, int64_t in_w, int64_t in_h,
@@ -100,8 +111,7 @@ load_tile (const CcJob *job, int64_t x0, int64_t y0, int64_t in_w, int64_t in_h,
         }
       row = (const char *) src->data + sy * src->stride;
       if (hi > lo)
-        cc_samples_to_float (row, src->type, lo * C, (hi - lo) * C,
-                             dst + (lo - sx0) * C);
+        load_samples (job, row, lo * C, (hi - lo) * C, dst + (lo - sx0) * C);
       for (int64_t x = 0; x < in_w; x++)
         {
           int64_t sx = sx0 + x, mx;
@@ -112,7 +122,7 @@ load_tile (const CcJob *job, int64_t x0, int64_t y0, int64_t in_w, int64_t in_h,
           if (mx < 0)
             memset (dst + x * C, 0, sizeof (float) * C);
           else
-            cc_samples_to_float (row, src->type, mx * C, C, dst + x * C);
+            load_samples (job, row, mx * C, C, dst + x * C);
         }
     }
 
@@ -257,8 +267,12 @@ compute_tile (const CcJob *job, int64_t x0, int64_t y0, int64_t tw, int64_t th,
       else
         for (int64_t i = 0; i < tw * C; i++)
           s->out[i] = cc_finish (s->plain[i], job->inv_divisor, job->offset, job->clamp);
-      cc_samples_from_float (s->out, tw * C, dst->type,
-                             out_row + x0 * C * cc_type_size (dst->type));
+      if (job->transfer)
+        cc_samples_encode (s->out, tw * C, C, job->colour, job->transfer,
+                           out_row + x0 * C * cc_type_size (dst->type));
+      else
+        cc_samples_from_float (s->out, tw * C, dst->type,
+                               out_row + x0 * C * cc_type_size (dst->type));
       for (int c = 0; c < C; c++)
         if (job->mode[c] == CC_MODE_COPY)
           for (int64_t x = 0; x < tw; x++)

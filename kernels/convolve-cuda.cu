@@ -168,6 +168,7 @@ cc_gpu_free (struct _CcGpu *g)
       cc_fft_state_free (g->fft);
       cudaFree (g->mask);
       cudaFree (g->claims);
+      cudaFree (g->transfer);
       for (int l = 0; l < LANES; l++)
         {
           Lane *lane = &g->lane[l];

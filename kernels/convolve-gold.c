@@ -9,20 +9,38 @@
 #include "pixel.h"
 #include "samples.h"
 
+/* A source sample in the 0..1 scale, in linear light where a transfer
+ * says colour samples are codes of an encoding. */
 static double
-load_sample (const CcImage *im, int64_t x, int64_t y, int c)
+load_sample (const CcImage *im, const CcOptions *o, int64_t x, int64_t y, int c)
 {
-  return cc_sample_get ((const char *) im->data + y * im->stride, im->type,
-                        x * im->channels + c);
+  const char *row = (const char *) im->data + y * im->stride;
+  const int colour = im->channels - (o->has_alpha ? 1 : 0);
+
+  if (o->transfer && c < colour)
+    return cc_transfer_decode (o->transfer, c,
+                               im->type == CC_TYPE_U8
+                                 ? ((const uint8_t *) row)[x * im->channels + c]
+                                 : ((const uint16_t *) row)[x * im->channels + c]);
+  return cc_sample_get (row, im->type, x * im->channels + c);
 }
 
+/* A sample at any coordinate: past the source, the border's ghost cell
+ * (zero; black or white, colour 0 or 1 with alpha 1), or the pixel its
+ * rule maps to. */
 static double
-gold_fetch (const CcImage *src, int64_t x, int64_t y, int c, int border)
+gold_fetch (const CcImage *src, const CcOptions *o, int64_t x, int64_t y, int c)
 {
+  const bool constant = o->border == CC_BORDER_BLACK || o->border == CC_BORDER_WHITE;
+  const int border = constant ? CC_BORDER_ZERO : o->border;
   int64_t mx = cc_border_index (x, src->width, border);
   int64_t my = cc_border_index (y, src->height, border);
 
-  return mx < 0 || my < 0 ? 0.0 : load_sample (src, mx, my, c);
+  if (mx >= 0 && my >= 0)
+    return load_sample (src, o, mx, my, c);
+  if (!constant)
+    return 0.0;
+  return (o->has_alpha && c == src->channels - 1) || o->border == CC_BORDER_WHITE ? 1.0 : 0.0;
 }
 
 CcStatus
@@ -35,9 +53,16 @@ cc_convolve_gold (const CcImage *src, int64_t out_x, int64_t out_y,
   int w, h, rx, ry;
   double sum_abs = 0.0;
 
-  if ((status = cc_check_call (src, out_x, out_y, dst, mask, o, &result)) != CC_OK)
+  CcOptions plain;
+
+  /* The output is double, never the transfer's type: check the call without
+   * it, and the transfer against the source alone. */
+  plain = *o;
+  plain.transfer = NULL;
+  if ((status = cc_check_call (src, out_x, out_y, dst, mask, &plain, &result)) != CC_OK)
     return status;
-  if (dst->type != CC_TYPE_DOUBLE || dst->on_device || src->on_device)
+  if (dst->type != CC_TYPE_DOUBLE || dst->on_device || src->on_device ||
+      (o->transfer && cc_transfer_type (o->transfer) != src->type))
     return CC_ERROR_INVALID;
 
   cc_job_init (&job, src, out_x, out_y, dst, mask, o);
@@ -56,20 +81,20 @@ cc_convolve_gold (const CcImage *src, int64_t out_x, int64_t out_y,
           double plain = 0.0, kca = 0.0, wabs = 0.0, v;
 
           if (job.mode[c] == CC_MODE_COPY)
-            v = load_sample (src, sx, sy, c);
+            v = load_sample (src, o, sx, sy, c);
           else
             {
               for (int j = 0; j < h; j++)
                 for (int i = 0; i < w; i++)
                   {
                     double k = mask->values[j * w + i];
-                    double s = gold_fetch (src, sx + i - rx, sy + j - ry, c, o->border);
+                    double s = gold_fetch (src, o, sx + i - rx, sy + j - ry, c);
 
                     plain += k * s;
                     if (job.mode[c] == CC_MODE_WEIGHTED)
                       {
-                        double a = gold_fetch (src, sx + i - rx, sy + j - ry,
-                                               job.alpha, o->border);
+                        double a = gold_fetch (src, o, sx + i - rx, sy + j - ry,
+                                               job.alpha);
                         kca  += k * s * a;
                         wabs += fabs (k * a);
                       }

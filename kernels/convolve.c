@@ -16,12 +16,17 @@
 
 #include "engine.h"
 #include "pixel.h"
+#include "samples.h"
 
 static const char *const method_names[CC_METHOD_COUNT] =
   { "auto", "cpu", "basic", "constant", "tiled", "caching", "register", "separable", "fft" };
 
 static const char *const border_names[CC_BORDER_COUNT] =
-  { "zero", "extend", "wrap", "mirror" };
+  { "zero", "extend", "wrap", "mirror", "black", "white" };
+
+/* GEGL's names for the same borders (its abyss policies). */
+static const struct { const char *name; CcBorder border; } border_aliases[] =
+  { { "none", CC_BORDER_ZERO }, { "clamp", CC_BORDER_EXTEND }, { "loop", CC_BORDER_WRAP } };
 
 static const char *const type_names[CC_TYPE_COUNT] =
   { "u8", "u16", "u32", "half", "float", "double" };
@@ -65,6 +70,12 @@ cc_border_from_name (const char *name, CcBorder *border)
     if (name && strcmp (name, border_names[i]) == 0)
       {
         *border = (CcBorder) i;
+        return true;
+      }
+  for (size_t i = 0; i < sizeof border_aliases / sizeof border_aliases[0]; i++)
+    if (name && strcmp (name, border_aliases[i].name) == 0)
+      {
+        *border = border_aliases[i].border;
         return true;
       }
   return false;
@@ -161,10 +172,18 @@ cc_options_init (CcOptions *options)
   options->affect_alpha    = true;
 }
 
+/* Black and white are ghost cells as zero is; the front pads the source
+ * with their pixel (pad_constant_border), so no back end sees them. */
+static bool
+border_is_constant (CcBorder border)
+{
+  return border == CC_BORDER_BLACK || border == CC_BORDER_WHITE;
+}
+
 int64_t
 cc_border_map (int64_t i, int64_t n, CcBorder border)
 {
-  return cc_border_index (i, n, border);
+  return cc_border_index (i, n, border_is_constant (border) ? CC_BORDER_ZERO : border);
 }
 
 void
@@ -374,6 +393,21 @@ cc_check_call (const CcImage *src, int64_t out_x, int64_t out_y, const CcImage *
   if (o->has_alpha && src->channels < 2)
     return cc_fail (result, CC_ERROR_INVALID,
                     "an image with alpha needs at least 2 channels");
+  if (o->transfer)
+    {
+      const CcTransfer *t = o->transfer;
+      const int colour = src->channels - (o->has_alpha ? 1 : 0);
+
+      if (src->type != t->type || dst->type != t->type)
+        return cc_fail (result, CC_ERROR_INVALID,
+                        "the transfer tables are for %s samples; the source is %s and "
+                        "the output %s", cc_type_name (t->type), cc_type_name (src->type),
+                        cc_type_name (dst->type));
+      if (t->curves != 1 && t->curves != colour)
+        return cc_fail (result, CC_ERROR_INVALID,
+                        "the transfer tables have %d curves for %d colour channels",
+                        t->curves, colour);
+    }
   return CC_OK;
 }
 
@@ -394,16 +428,20 @@ cc_job_init (CcJob *job, const CcImage *src, int64_t out_x, int64_t out_y,
   job->border      = o->border;
   job->clamp       = o->clamp;
   job->alpha       = o->has_alpha ? src->channels - 1 : -1;
+  job->colour      = src->channels - (o->has_alpha ? 1 : 0);
+  job->transfer    = o->transfer;
   job->options     = o;
   for (int c = 0; c < src->channels; c++)
     {
       if (c == job->alpha)
         job->mode[c] = o->affect_alpha ? CC_MODE_PLAIN : CC_MODE_COPY;
+      else if (c < 3 && o->keep_colour[c])
+        job->mode[c] = CC_MODE_COPY;
       else
         job->mode[c] = o->has_alpha && o->alpha_weighting ? CC_MODE_WEIGHTED
                                                           : CC_MODE_PLAIN;
+      job->weighted |= job->mode[c] == CC_MODE_WEIGHTED;
     }
-  job->weighted = o->has_alpha && o->alpha_weighting;
 }
 
 /* The mask's rank-1 terms, for the separable method, kept for the next call
@@ -518,6 +556,58 @@ run_cpu (CcContext *ctx, const CcMask *mask, CcJob *job, CcResult *result)
   return cc_cpu_run (ctx, job, result);
 }
 
+/* A black or white border as a source padded with its pixel (colour 0 or
+ * 1, alpha 1) wherever the output's halo reaches past the source, so that
+ * every method runs it as a zero border it never reaches.  The copy is of
+ * the output's rectangle and halo only. */
+static CcStatus
+pad_constant_border (const CcImage *src, int64_t out_x, int64_t out_y, const CcImage *dst,
+                     const CcMask *mask, const CcOptions *o, CcImage *padded,
+                     CcResult *result)
+{
+  const int rx = (mask->width - 1) / 2, ry = (mask->height - 1) / 2, C = src->channels;
+  const size_t size = cc_type_size (src->type), px = size * C;
+  const int64_t x0 = out_x - rx, y0 = out_y - ry;
+  const int64_t w = dst->width + 2 * rx, h = dst->height + 2 * ry;
+  const int64_t lo = x0 < 0 ? 0 : x0;
+  const int64_t hi = x0 + w > src->width ? src->width : x0 + w;
+  const double colour = o->border == CC_BORDER_WHITE ? 1.0 : 0.0;
+  char *ghost;
+
+  if (src->on_device)
+    return cc_fail (result, CC_ERROR_UNSUPPORTED,
+                    "black and white borders need the source in host memory");
+  *padded = *src;
+  padded->width = w;
+  padded->height = h;
+  padded->stride = w * px;
+  padded->data = malloc ((size_t) (padded->stride * h));
+  ghost = malloc ((size_t) padded->stride);
+  if (!padded->data || !ghost)
+    {
+      free (padded->data);
+      free (ghost);
+      return cc_fail (result, CC_ERROR_OUT_OF_MEMORY,
+                      "out of host memory for the %s border's padding",
+                      cc_border_name (o->border));
+    }
+  for (int64_t i = 0; i < w * C; i++)
+    cc_sample_set (ghost, src->type, i,
+                   o->has_alpha && i % C == C - 1 ? 1.0 : colour);
+  for (int64_t y = 0; y < h; y++)
+    {
+      char *row = (char *) padded->data + y * padded->stride;
+      const int64_t sy = y0 + y;
+
+      memcpy (row, ghost, (size_t) padded->stride);
+      if (sy >= 0 && sy < src->height && hi > lo)
+        memcpy (row + (lo - x0) * px, (const char *) src->data + sy * src->stride + lo * px,
+                (size_t) ((hi - lo) * px));
+    }
+  free (ghost);
+  return CC_OK;
+}
+
 CcStatus
 cc_convolve (CcContext *ctx, const CcImage *src, int64_t out_x, int64_t out_y,
              const CcImage *dst, const CcMask *mask, const CcOptions *o,
@@ -534,6 +624,25 @@ cc_convolve (CcContext *ctx, const CcImage *src, int64_t out_x, int64_t out_y,
     return cc_fail (result, CC_ERROR_INVALID, "no engine context");
   if ((status = cc_check_call (src, out_x, out_y, dst, mask, o, result)) != CC_OK)
     return status;
+
+  if (border_is_constant (o->border))
+    {
+      const int rx = (mask->width - 1) / 2, ry = (mask->height - 1) / 2;
+      CcOptions zero = *o;
+      CcImage padded;
+
+      zero.border = CC_BORDER_ZERO;
+      if (out_x - rx >= 0 && out_y - ry >= 0 && out_x + dst->width + rx <= src->width &&
+          out_y + dst->height + ry <= src->height)
+        return cc_convolve (ctx, src, out_x, out_y, dst, mask, &zero, result);
+      if ((status = pad_constant_border (src, out_x, out_y, dst, mask, o, &padded, result))
+          != CC_OK)
+        return status;
+      status = cc_convolve (ctx, &padded, rx, ry, dst, mask, &zero, result);
+      free (padded.data);
+      result->total_ms = cc_now_ms () - t0;
+      return status;
+    }
 
   on_device = src->on_device || dst->on_device;
   if (o->method == CC_METHOD_CPU && on_device)

@@ -60,6 +60,8 @@ typedef enum
   CC_BORDER_EXTEND,     /* replicate the edge pixel */
   CC_BORDER_WRAP,       /* period n */
   CC_BORDER_MIRROR,     /* ... c b | a b c d | c b a ..., period 2(n-1) */
+  CC_BORDER_BLACK,      /* opaque black: colour 0, alpha 1 */
+  CC_BORDER_WHITE,      /* opaque white: colour 1, alpha 1 */
   CC_BORDER_COUNT
 } CcBorder;
 
@@ -100,6 +102,10 @@ typedef struct
   double         offset;
 } CcMask;
 
+/* A perceptual encoding of 8- or 16-bit samples and the linear light it
+ * stands for, as tables (see cc_transfer_new). */
+typedef struct _CcTransfer CcTransfer;
+
 typedef void (*CcProgressFunc) (double fraction, void *user_data);
 typedef bool (*CcCancelFunc)   (void *user_data);
 
@@ -111,6 +117,11 @@ typedef struct
   bool           has_alpha;        /* the last channel is alpha */
   bool           alpha_weighting;  /* weight colour by alpha (needs has_alpha) */
   bool           affect_alpha;     /* convolve alpha too; else it is copied */
+  bool           keep_colour[3];   /* colour channel c (red, green, blue; gray is 0)
+                                      keeps its source values */
+  const CcTransfer *transfer;      /* colour samples are codes of this encoding:
+                                      convolved in linear light, rounded in the
+                                      encoding; NULL: taken as they are */
   CcProgressFunc progress;         /* called from the caller's thread, may be NULL */
   CcCancelFunc   cancel;           /* polled from the caller's thread, may be NULL */
   void          *user_data;
@@ -132,7 +143,8 @@ typedef struct
 typedef struct _CcContext CcContext;
 
 /* Defaults: method auto, border extend, clamp on, alpha weighting on,
- * affect alpha on, no alpha channel. */
+ * affect alpha on, every colour channel convolved, no alpha channel, no
+ * transfer. */
 void         cc_options_init         (CcOptions *options);
 
 /* A context holds the device, its stream and scratch buffers; make one and
@@ -170,8 +182,9 @@ CcStatus     cc_convolve             (CcContext       *ctx,
                                       CcResult        *result);
 
 /* Where coordinate i (0..n-1 inside) lands under a border mode: an index
- * inside, or -1 for a zero ghost cell.  Callers that gather halos
- * themselves use it to match the engine. */
+ * inside, or -1 for a ghost cell (zero, black or white: the border's
+ * constant).  Callers that gather halos themselves use it to match the
+ * engine. */
 int64_t      cc_border_map           (int64_t i, int64_t n, CcBorder border);
 
 /* GIMP's normalize rule: sum > 0: divisor = sum, offset unchanged;
@@ -207,6 +220,28 @@ const char  *cc_type_name            (CcType type);
 size_t       cc_type_size            (CcType type);
 const char  *cc_status_name          (CcStatus status);
 
+/* Transfer tables, for one integer sample type ('type' CC_TYPE_U8 or
+ * CC_TYPE_U16: 'codes' is 256 or 65536) and 'curves' curves (1: every colour
+ * channel; 3: red, green and blue).  'to_linear' holds curves x codes values,
+ * each curve's linear light for every code, ascending; 'midpoints' curves x
+ * (codes - 1) values, the linear light halfway between codes k and k + 1 in
+ * the encoding, each between the two codes' values.  A caller with a colour
+ * library makes them for the image's own space (babl); the engine copies
+ * them.  Samples go in by one table look-up and come out as the code whose
+ * midpoints enclose the result: rounding to nearest in the encoding.  NULL
+ * and a message when the tables are not so. */
+CcTransfer  *cc_transfer_new         (CcType type, int curves, const float *to_linear,
+                                      const float *midpoints, char *message, size_t size);
+/* The sRGB curve (IEC 61966-2-1), computed in double precision, for callers
+ * with no colour library. */
+CcTransfer  *cc_transfer_new_srgb    (CcType type);
+void         cc_transfer_free        (CcTransfer *transfer);
+CcType       cc_transfer_type        (const CcTransfer *transfer);
+/* Code -> linear light, and linear light -> the nearest code in the
+ * encoding, for colour channel 'c' (reference use: tests, the gold). */
+double       cc_transfer_decode      (const CcTransfer *transfer, int c, unsigned code);
+unsigned     cc_transfer_encode      (const CcTransfer *transfer, int c, double linear);
+
 /* Device memory for on_device images (tests, the bench).  They return
  * CC_ERROR_* when no GPU is usable. */
 CcStatus     cc_device_alloc         (CcContext *ctx, size_t bytes, void **ptr);
@@ -223,7 +258,9 @@ void         cc_host_free            (CcContext *ctx, void *ptr);
 
 /* The CPU reference ("gold"): double precision, one thread, no shortcuts.
  * Writes 'dst' as double samples (dst->type must be CC_TYPE_DOUBLE, in host
- * memory), before any rounding to an integer type. */
+ * memory), before any rounding to an integer type; with a transfer, colour
+ * in linear light, before encoding.  Black and white borders are its own
+ * ghost cells, not a padded copy. */
 CcStatus     cc_convolve_gold        (const CcImage   *src,
                                       int64_t          out_x,
                                       int64_t          out_y,

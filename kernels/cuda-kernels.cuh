@@ -224,4 +224,28 @@ cudaError_t cc_convert_from_float (CcType type, const float *in, long long in_pi
                                    int channels, const unsigned char *mode,
                                    cudaStream_t stream);
 
+/* The same through transfer tables (a CcTransfer's block on the device):
+ * the first 'colour' samples of each pixel of 'channels' are codes of the
+ * encoding, looked up on the way in and rounded in the encoding on the way
+ * out; u8 and u16 only. */
+struct DevTransfer
+{
+  const float    *to_linear;   /* curves x codes */
+  const float    *midpoints;   /* curves x codes */
+  const uint16_t *guess;       /* curves x CC_TRANSFER_GUESSES */
+  int             codes;
+  int             curves;
+  int             colour;
+};
+cudaError_t cc_convert_to_linear   (CcType type, const void *in, long long in_pitch,
+                                    float *out, long long out_pitch,
+                                    long long count, int rows, int channels,
+                                    const DevTransfer &t, cudaStream_t stream);
+cudaError_t cc_convert_from_linear (CcType type, const float *in, long long in_pitch,
+                                    void *out, long long out_pitch,
+                                    long long count, int rows,
+                                    const void *copy, long long copy_pitch,
+                                    int channels, const unsigned char *mode,
+                                    const DevTransfer &t, cudaStream_t stream);
+
 #endif /* CC_CUDA_KERNELS_CUH */

@@ -9,10 +9,28 @@
 #include <pthread.h>
 
 #include "convolve.h"
+#include "pixel.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Transfer tables (cc_transfer_new), in one block so that a device copy
+ * is one upload: to_linear, then midpoints, then guess. */
+struct _CcTransfer
+{
+  CcType    type;
+  int       codes;        /* 256 or 65536 */
+  int       curves;       /* 1: every colour channel; 3: one each */
+  float    *to_linear;    /* curves x codes */
+  float    *midpoints;    /* curves x codes: codes - 1 midpoints, one spare */
+  uint16_t *guess;        /* curves x (CC_TRANSFER_BUCKETS + 2), see pixel.h */
+  size_t    bytes;        /* the block's size, from to_linear on */
+  uint64_t  serial;       /* unique to this transfer, for device copies */
+};
+
+/* The guess table's entries a curve. */
+#define CC_TRANSFER_GUESSES (CC_TRANSFER_BUCKETS + 2)
 
 /* A validated call, in the form the back ends take. */
 typedef struct
@@ -36,6 +54,8 @@ typedef struct
   const float     *sep_u;        /* terms x mask_height, column factors */
   const float     *sep_v;        /* terms x mask_width, row factors */
   int              alpha;        /* alpha channel, or -1 */
+  int              colour;       /* colour channels: the first 'colour' */
+  const CcTransfer *transfer;    /* colour channels' encoding, or NULL */
   const CcOptions *options;      /* progress and cancel */
 } CcJob;
 

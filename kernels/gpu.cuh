@@ -45,6 +45,9 @@ struct _CcGpu
   float          *mask;           /* device copy for methods that read it there */
   unsigned       *claims;         /* the lanes' tile counters, LANE_CLAIMS apart */
   CcFftState     *fft;            /* plans and the mask's spectrum, once used */
+  char           *transfer;       /* the last transfer's tables (CcTransfer's block) */
+  size_t          transfer_bytes;
+  uint64_t        transfer_serial;   /* which transfer they are; 0: none */
 };
 
 CcStatus       cc_gpu_status_of   (cudaError_t err);

@@ -192,4 +192,35 @@ cc_double_to_u32 (double v)
   return (uint32_t) (cc_clamp01 (v) * 4294967295.0 + 0.5);
 }
 
+/* The transfer encoder's first guess splits [0,1] into this many buckets
+ * (CcTransfer.guess). */
+#define CC_TRANSFER_BUCKETS 65536
+
+/* Linear light -> the nearest code of a perceptual encoding: the codes
+ * whose midpoints enclose v.  guess[b] counts the midpoints at or below
+ * b / CC_TRANSFER_BUCKETS (b to CC_TRANSFER_BUCKETS + 1), so the answer
+ * lies between v's bucket's count and the next one's; a binary search,
+ * rarely of more than one step, finds it.  NaN goes to 0, as when
+ * clamping. */
+CC_HD int
+cc_transfer_code (float v, const float *midpoints, const uint16_t *guess)
+{
+  int b, lo, hi;
+
+  v = cc_clamp01f (v);
+  b = (int) (v * (float) CC_TRANSFER_BUCKETS);
+  lo = guess[b];
+  hi = guess[b + 1];
+  while (lo < hi)
+    {
+      const int mid = (lo + hi) >> 1;
+
+      if (v >= midpoints[mid])
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 #endif /* CC_PIXEL_H */

@@ -77,6 +77,75 @@ cc_samples_from_float (const float *in, int64_t count, CcType type, void *row)
     }
 }
 
+/* Which curve colour channel c takes. */
+static inline int
+curve_of (const CcTransfer *t, int c)
+{
+  return t->curves == 1 ? 0 : c;
+}
+
+/* Written once for both integer types; every channel's loop is a plain
+ * one, alpha's included, so that a row costs a look-up a colour sample. */
+#define TRANSFER_ROWS(T, SCALE, TO_INT)                                           \
+  static void                                                                     \
+  decode_##T (const T *in, const CcTransfer *t, int C, int colour, int64_t count,  \
+              float *out)                                                         \
+  {                                                                               \
+    for (int c = 0; c < C; c++)                                                   \
+      {                                                                           \
+        const float *lut = t->to_linear + (size_t) curve_of (t, c) * t->codes;    \
+                                                                                  \
+        if (c < colour)                                                           \
+          for (int64_t i = c; i < count; i += C)                                  \
+            out[i] = lut[in[i]];                                                  \
+        else                                                                      \
+          for (int64_t i = c; i < count; i += C)                                  \
+            out[i] = in[i] * (SCALE);                                             \
+      }                                                                           \
+  }                                                                               \
+                                                                                  \
+  static void                                                                     \
+  encode_##T (const float *in, const CcTransfer *t, int C, int colour,            \
+              int64_t count, T *out)                                              \
+  {                                                                               \
+    for (int c = 0; c < C; c++)                                                   \
+      {                                                                           \
+        const int k = curve_of (t, c);                                            \
+        const float *mid = t->midpoints + (size_t) k * t->codes;                  \
+        const uint16_t *guess = t->guess + (size_t) k * CC_TRANSFER_GUESSES;      \
+                                                                                  \
+        if (c < colour)                                                           \
+          for (int64_t i = c; i < count; i += C)                                  \
+            out[i] = (T) cc_transfer_code (in[i], mid, guess);                    \
+        else                                                                      \
+          for (int64_t i = c; i < count; i += C)                                  \
+            out[i] = TO_INT (in[i]);                                              \
+      }                                                                           \
+  }
+
+TRANSFER_ROWS (uint8_t, 1.0f / 255.0f, cc_float_to_u8)
+TRANSFER_ROWS (uint16_t, 1.0f / 65535.0f, cc_float_to_u16)
+
+CC_HOT void
+cc_samples_decode (const void *row, const CcTransfer *t, int C, int colour,
+                   int64_t first, int64_t count, float *out)
+{
+  if (t->type == CC_TYPE_U8)
+    decode_uint8_t ((const uint8_t *) row + first, t, C, colour, count, out);
+  else
+    decode_uint16_t ((const uint16_t *) row + first, t, C, colour, count, out);
+}
+
+CC_HOT void
+cc_samples_encode (const float *in, int64_t count, int C, int colour,
+                   const CcTransfer *t, void *row)
+{
+  if (t->type == CC_TYPE_U8)
+    encode_uint8_t (in, t, C, colour, count, row);
+  else
+    encode_uint16_t (in, t, C, colour, count, row);
+}
+
 double
 cc_sample_get (const void *row, CcType type, int64_t i)
 {

@@ -309,6 +309,49 @@ launch (struct _CcGpu *g, CcMethod method, const CcJob *job, const ConvArgs &a, 
     }
 }
 
+/* The job's transfer tables on the device, as the conversions take them
+ * (upload_transfer put them there). */
+static DevTransfer
+dev_transfer (struct _CcGpu *g, const CcJob *job)
+{
+  const CcTransfer *t = job->transfer;
+  DevTransfer d;
+
+  d.to_linear = (const float *) g->transfer;
+  d.midpoints = d.to_linear + (size_t) t->curves * t->codes;
+  d.guess = (const uint16_t *) (d.midpoints + (size_t) t->curves * t->codes);
+  d.codes = t->codes;
+  d.curves = t->curves;
+  d.colour = job->colour;
+  return d;
+}
+
+/* Puts a transfer's tables on the device, unless they are there from the
+ * last call (a plug-in's bands and a preview repeat one). */
+static cudaError_t
+upload_transfer (struct _CcGpu *g, const CcTransfer *t)
+{
+  cudaError_t err;
+
+  if (g->transfer_serial == t->serial)
+    return cudaSuccess;
+  g->transfer_serial = 0;
+  if (g->transfer_bytes < t->bytes)
+    {
+      cudaFree (g->transfer);
+      g->transfer = NULL;
+      g->transfer_bytes = 0;
+      if ((err = cudaMalloc ((void **) &g->transfer, t->bytes)) != cudaSuccess)
+        return err;
+      g->transfer_bytes = t->bytes;
+    }
+  if ((err = cudaMemcpyAsync (g->transfer, t->to_linear, t->bytes, cudaMemcpyHostToDevice,
+                              g->stream)) != cudaSuccess)
+    return err;
+  g->transfer_serial = t->serial;
+  return cudaSuccess;
+}
+
 /* Queues one strip, output rows y0 .. y0 + rows - 1, on a lane: upload,
  * conversion, kernels, conversion back, download.  A pageable source is
  * staged here, on the caller's thread, while other lanes keep the GPU busy. */
@@ -362,9 +405,14 @@ start_strip (struct _CcGpu *g, CcMethod method, const CcJob *job, const Plan *p,
 
   if (p->float_in_row)
     {
-      if ((err = cc_convert_to_float (src->type, raw_in, src->width * C, float_in,
-                                      src->width * C, src->width * C, (int) in_rows,
-                                      stream)) != cudaSuccess)
+      if (job->transfer)
+        err = cc_convert_to_linear (src->type, raw_in, src->width * C, float_in,
+                                    src->width * C, src->width * C, (int) in_rows, C,
+                                    dev_transfer (g, job), stream);
+      else
+        err = cc_convert_to_float (src->type, raw_in, src->width * C, float_in,
+                                   src->width * C, src->width * C, (int) in_rows, stream);
+      if (err != cudaSuccess)
         return err;
       a.src.data = float_in;
     }
@@ -387,10 +435,15 @@ start_strip (struct _CcGpu *g, CcMethod method, const CcJob *job, const Plan *p,
       long long out_pitch = dst->on_device ? dst->stride / (long long) tsize
                                            : dst->width * C;
 
-      if ((err = cc_convert_from_float (dst->type, float_out, dst->width * C, out,
-                                        out_pitch, dst->width * C, (int) rows, copy,
-                                        src->width * C, C, job->mode, stream))
-          != cudaSuccess)
+      if (job->transfer)
+        err = cc_convert_from_linear (dst->type, float_out, dst->width * C, out, out_pitch,
+                                      dst->width * C, (int) rows, copy, src->width * C, C,
+                                      job->mode, dev_transfer (g, job), stream);
+      else
+        err = cc_convert_from_float (dst->type, float_out, dst->width * C, out, out_pitch,
+                                     dst->width * C, (int) rows, copy, src->width * C, C,
+                                     job->mode, stream);
+      if (err != cudaSuccess)
         return err;
     }
   cudaEventRecord (lane->ev[2], stream);
@@ -574,7 +627,9 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
   else
     err = cudaMemcpyAsync (g->mask, job->mask, sizeof (float) * taps,
                            cudaMemcpyHostToDevice, g->stream);
-  /* The lanes read the mask: it must be there first. */
+  if (err == cudaSuccess && job->transfer)
+    err = upload_transfer (g, job->transfer);
+  /* The lanes read the mask and the tables: they must be there first. */
   if (err == cudaSuccess)
     err = cudaStreamSynchronize (g->stream);
 

@@ -201,7 +201,7 @@ describe (const CheckCase *c, char *buf, size_t n)
 {
   snprintf (buf, n,
             "mask %dx%d, src %lldx%lld out %lldx%lld at (%lld,%lld), %d ch%s%s%s, %s->%s, "
-            "border %s, clamp %s%s%s%s",
+            "border %s, clamp %s%s%s%s%s%s",
             c->mask_width, c->mask_height, (long long) c->src_width,
             (long long) c->src_height, (long long) c->out_width, (long long) c->out_height,
             (long long) c->out_x, (long long) c->out_y, c->channels,
@@ -211,7 +211,63 @@ describe (const CheckCase *c, char *buf, size_t n)
             cc_border_name (c->border), c->clamp ? "on" : "off",
             c->src_on_device ? ", src on device" : "",
             c->dst_on_device ? ", dst on device" : "",
-            c->mask_rank == 1 ? ", rank-1 mask" : c->mask_rank == 2 ? ", rank-2 mask" : "");
+            c->mask_rank == 1 ? ", rank-1 mask" : c->mask_rank == 2 ? ", rank-2 mask" : "",
+            c->transfer == 1 ? ", sRGB codes" : c->transfer == 2 ? ", gamma codes" : "",
+            c->keep_colour ? ", colour kept" : "");
+}
+
+/* ---- Transfer curves, written here from their definitions ---- */
+
+static const double gammas[3] = { 1.8, 2.2, 2.6 };
+
+static double
+curve_to_linear (int transfer, int c, double v)
+{
+  if (transfer == 2)
+    return pow (v, gammas[c]);
+  return v <= 0.04045 ? v / 12.92 : pow ((v + 0.055) / 1.055, 2.4);
+}
+
+static double
+curve_from_linear (int transfer, int c, double v)
+{
+  if (transfer == 2)
+    return pow (v, 1.0 / gammas[c]);
+  return v <= 0.0031308 ? v * 12.92 : 1.055 * pow (v, 1.0 / 2.4) - 0.055;
+}
+
+/* The nearest code to linear light v in the encoding, exactly. */
+static double
+curve_code (int transfer, int c, double v, double max)
+{
+  return floor (curve_from_linear (transfer, c, fmin (fmax (v, 0.0), 1.0)) * max + 0.5);
+}
+
+/* The case's transfer: sRGB from the engine, gamma tables made here. */
+static CcTransfer *
+make_transfer (const CheckCase *c)
+{
+  const int codes = c->src_type == CC_TYPE_U8 ? 256 : 65536;
+  float *lin, *mid;
+  CcTransfer *t;
+  char msg[256];
+
+  if (c->transfer == 1)
+    return cc_transfer_new_srgb (c->src_type);
+  lin = malloc (sizeof (float) * 3 * codes);
+  mid = malloc (sizeof (float) * 3 * (codes - 1));
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < codes; i++)
+      {
+        lin[k * codes + i] = (float) curve_to_linear (2, k, (double) i / (codes - 1));
+        if (i < codes - 1)
+          mid[k * (codes - 1) + i] = (float) curve_to_linear (2, k, (i + 0.5) / (codes - 1));
+      }
+  t = cc_transfer_new (c->src_type, 3, lin, mid, msg, sizeof msg);
+  CHECK (t != NULL, "gamma transfer refused: %s", msg);
+  free (lin);
+  free (mid);
+  return t;
 }
 
 /* Puts a host image on the device (same stride), or NULL data on failure. */
@@ -291,6 +347,10 @@ check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_m
   o.has_alpha = c->alpha;
   o.alpha_weighting = c->alpha_weighting;
   o.affect_alpha = c->affect_alpha;
+  for (int k = 0; k < 3; k++)
+    o.keep_colour[k] = c->keep_colour >> k & 1;
+  if (c->transfer)
+    o.transfer = make_transfer (c);
 
   fill_random (&src, c->alpha);
   if (c->src_type == CC_TYPE_FLOAT || c->src_type == CC_TYPE_DOUBLE || c->src_type == CC_TYPE_HALF)
@@ -328,6 +388,11 @@ check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_m
 
       unsupported = cc_method_check (ctx, methods[m], &mask, c->channels,
                                      c->alpha && c->alpha_weighting, why, sizeof why) == CC_ERROR_UNSUPPORTED;
+      if (c->src_on_device && (c->border == CC_BORDER_BLACK || c->border == CC_BORDER_WHITE))
+        {
+          snprintf (why, sizeof why, "black and white borders need a host source");
+          unsupported = true;
+        }
       st = cc_convolve (ctx, &s, c->out_x, c->out_y, &d, &mask, &o, &r);
       if (c->dst_on_device)
         cc_device_copy (ctx, dst.data, d.data, dst.stride * dst.height, false);
@@ -365,9 +430,23 @@ check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_m
 
           for (int64_t i = 0; i < dst.width * c->channels && bad < 3; i++)
             {
+              const int ch = (int) (i % c->channels);
+              const bool colour = ch < c->channels - (c->alpha ? 1 : 0);
               double got = get_sample (row, dst.type, i);
-              bool copied = c->alpha && !c->affect_alpha && i % c->channels == c->channels - 1;
-              bool ok = sample_ok (dst.type, got, grow[i], b);
+              bool copied = c->alpha && !c->affect_alpha && ch == c->channels - 1;
+              bool ok;
+
+              copied |= colour && ch < 3 && (c->keep_colour >> ch & 1);
+              if (c->transfer && colour)
+                {
+                  /* The gold is linear light: any code the exact encoding
+                   * gives within the bound of it. */
+                  const double max = type_max (dst.type);
+                  ok = curve_code (c->transfer, ch, grow[i] - b, max) <= got &&
+                       got <= curve_code (c->transfer, ch, grow[i] + b, max);
+                }
+              else
+                ok = sample_ok (dst.type, got, grow[i], b);
 
               /* Copied channels are bit-exact when the types match. */
               if (ok && copied && c->src_type == c->dst_type)
@@ -391,12 +470,29 @@ check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_m
         failed++;
     }
 
+  cc_transfer_free ((CcTransfer *) o.transfer);
   free (values);
   free (src.data);
   free (gold.data);
   free (dst.data);
   free (pristine.data);
   return failed;
+}
+
+/* Transfers and kept colour channels, rotating through the cases: 8- and
+ * 16-bit images in and out take a transfer two cases in three (sRGB, or on
+ * three colour channels three gamma curves too); one case in five keeps a
+ * colour channel. */
+static void
+sweep_colour (CheckCase *c, int k)
+{
+  const int colour = c->channels - (c->alpha ? 1 : 0);
+
+  if ((c->src_type == CC_TYPE_U8 || c->src_type == CC_TYPE_U16) &&
+      c->dst_type == c->src_type && k % 3 != 2)
+    c->transfer = colour == 3 && (k / 7) % 2 ? 2 : 1;
+  if (k % 5 == 4 && colour > 0)
+    c->keep_colour = 1u << ((k / 5) % (colour < 3 ? colour : 3));
 }
 
 int
@@ -455,9 +551,10 @@ check_sweep (CcContext *ctx, const CcMethod *methods, int n_methods, bool device
           c.dst_type = k % 3 ? c.src_type : (CcType) ((k / 3) % CC_TYPE_COUNT);
           c.border = (CcBorder) b;
           c.clamp = (k / 2) % 2;
-          c.src_on_device = device && k % 5 == 2;
+          c.src_on_device = device && k % 5 == 2 && b < CC_BORDER_BLACK;
           c.dst_on_device = device && k % 7 == 3;
           c.mask_rank = (k / 5) % 3;
+          sweep_colour (&c, k);
           failed += check_case (ctx, &c, methods, n_methods) ? 1 : 0;
           cases++;
         }
@@ -499,8 +596,9 @@ check_reduced (CcContext *ctx, const CcMethod *methods, int n_methods)
           c.dst_type = k % 3 ? c.src_type : CC_TYPE_HALF;
           c.border = (CcBorder) b;
           c.clamp = k % 4 != 1;
-          c.src_on_device = k % 5 == 2;
+          c.src_on_device = k % 5 == 2 && b < CC_BORDER_BLACK;
           c.dst_on_device = k % 7 == 3;
+          sweep_colour (&c, k);
           failed += check_case (ctx, &c, methods, n_methods) ? 1 : 0;
           cases++;
         }
@@ -544,8 +642,9 @@ check_known (CcContext *ctx, const CcMethod *methods, int n_methods)
   static const float row[3] = { 0.2f, 0.4f, 0.8f };
   static const double m121[3] = { 1, 2, 1 };
   static const double m111[3] = { 1, 1, 1 };
-  /* out(0) for each border: ghost cell 0, 0.2 (extend), 0.8 (wrap), 0.4 (mirror). */
-  static const double first[CC_BORDER_COUNT] = { 0.2, 0.25, 0.4, 0.3 };
+  /* out(0) for each border: ghost cell 0, 0.2 (extend), 0.8 (wrap), 0.4
+   * (mirror), 0 (black), 1 (white). */
+  static const double first[CC_BORDER_COUNT] = { 0.2, 0.25, 0.4, 0.3, 0.2, 0.45 };
   int before = check_failures;
 
   for (int m = 0; m < n_methods; m++)

@@ -37,6 +37,9 @@ typedef struct
   int      min_strips;     /* when > 0, the run must have used this many strips */
   int      row_pad;        /* bytes after each row of src and dst; 0: 1 to 5 samples */
   int      mask_rank;      /* 0: random; 1, 2: a sum of that many outer products */
+  int      transfer;       /* u8 and u16 colour as codes: 0 no, 1 sRGB, 2 three
+                              gamma curves (1.8, 2.2, 2.6; three colour channels) */
+  unsigned keep_colour;    /* bit c: colour channel c keeps its source values */
 } CheckCase;
 
 extern _Atomic int check_failures;

@@ -20,7 +20,7 @@ static void
 test_border_index (void)
 {
   /* n = 4, "a b c d" at 0..3; i from -7 to 10. */
-  static const int64_t want[CC_BORDER_COUNT][18] = {
+  static const int64_t want[CC_BORDER_BLACK][18] = {
     { -1, -1, -1, -1, -1, -1, -1, 0, 1, 2, 3, -1, -1, -1, -1, -1, -1, -1 },
     { 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 3, 3, 3, 3, 3, 3, 3 },
     { 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2 },
@@ -28,7 +28,7 @@ test_border_index (void)
     { 1, 0, 1, 2, 3, 2, 1, 0, 1, 2, 3, 2, 1, 0, 1, 2, 3, 2 },
   };
 
-  for (int b = 0; b < CC_BORDER_COUNT; b++)
+  for (int b = 0; b < CC_BORDER_BLACK; b++)
     for (int i = -7; i <= 10; i++)
       CHECK (cc_border_index (i, 4, b) == want[b][i + 7],
              "border %s: index %d of 4 mapped to %lld, want %lld",
@@ -40,8 +40,15 @@ test_border_index (void)
            cc_border_index (i, 1, CC_BORDER_WRAP) == 0, "1-pixel axis, index %d", i);
   CHECK (cc_border_index (-1000001, 3, CC_BORDER_WRAP) == 1, "wrap far left");
   CHECK (cc_border_index (1000001, 3, CC_BORDER_MIRROR) == 1, "mirror far right");
+  /* Black and white are ghost cells, as zero is, to callers that gather
+   * halos. */
+  for (int b = CC_BORDER_BLACK; b < CC_BORDER_COUNT; b++)
+    for (int i = -7; i <= 10; i++)
+      CHECK (cc_border_map (i, 4, (CcBorder) b) == want[CC_BORDER_ZERO][i + 7],
+             "border %s: index %d of 4 mapped to %lld", cc_border_name ((CcBorder) b), i,
+             (long long) cc_border_map (i, 4, (CcBorder) b));
   /* The GPU's 32-bit form agrees, up to the ends of int. */
-  for (int b = 0; b < CC_BORDER_COUNT; b++)
+  for (int b = 0; b < CC_BORDER_BLACK; b++)
     for (int n = 1; n <= 9; n++)
       for (int i = -40; i <= 40; i++)
         CHECK (cc_border_index32 (i, n, b) == cc_border_index (i, n, b),
@@ -235,6 +242,128 @@ test_errors (CcContext *ctx)
     }
 }
 
+/* Border names, GEGL's aliases, and names that are none. */
+static void
+test_names (void)
+{
+  static const struct { const char *name; CcBorder want; } names[] = {
+    { "zero", CC_BORDER_ZERO }, { "extend", CC_BORDER_EXTEND }, { "wrap", CC_BORDER_WRAP },
+    { "mirror", CC_BORDER_MIRROR }, { "black", CC_BORDER_BLACK },
+    { "white", CC_BORDER_WHITE }, { "none", CC_BORDER_ZERO }, { "clamp", CC_BORDER_EXTEND },
+    { "loop", CC_BORDER_WRAP },
+  };
+  CcBorder b;
+
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    CHECK (cc_border_from_name (names[i].name, &b) && b == names[i].want,
+           "border name '%s'", names[i].name);
+  for (int i = 0; i < CC_BORDER_COUNT; i++)
+    CHECK (cc_border_from_name (cc_border_name ((CcBorder) i), &b) && b == (CcBorder) i,
+           "border %d's name parses back", i);
+  CHECK (!cc_border_from_name ("Black", &b) && !cc_border_from_name ("", &b) &&
+         !cc_border_from_name (NULL, &b), "unknown border names are refused");
+}
+
+/* Transfer tables: what is refused, and the encoder against the exact
+ * sRGB curve for every 8-bit code, every 16-bit one, and the points
+ * between them. */
+static void
+test_transfer (void)
+{
+  static const CcType types[] = { CC_TYPE_U8, CC_TYPE_U16 };
+  float lin[3 * 256], mid[3 * 255];
+  char msg[256];
+  CcTransfer *t;
+
+  for (int i = 0; i < 256; i++)
+    lin[i] = i / 255.0f;
+  for (int i = 0; i < 255; i++)
+    mid[i] = (i + 0.5f) / 255.0f;
+  CHECK (!cc_transfer_new (CC_TYPE_FLOAT, 1, lin, mid, msg, sizeof msg) && strstr (msg, "u8"),
+         "a float transfer is refused: %s", msg);
+  CHECK (!cc_transfer_new (CC_TYPE_U8, 2, lin, mid, msg, sizeof msg) && strstr (msg, "curves"),
+         "two curves are refused: %s", msg);
+  mid[100] = lin[102];
+  CHECK (!cc_transfer_new (CC_TYPE_U8, 1, lin, mid, msg, sizeof msg) && strstr (msg, "100"),
+         "a midpoint past the next code is refused: %s", msg);
+  mid[100] = 100.5f / 255.0f;
+  lin[7] = NAN;
+  CHECK (!cc_transfer_new (CC_TYPE_U8, 1, lin, mid, msg, sizeof msg), "NaN is refused");
+  lin[7] = 7 / 255.0f;
+  t = cc_transfer_new (CC_TYPE_U8, 1, lin, mid, msg, sizeof msg);
+  CHECK (t && cc_transfer_encode (t, 0, 0.5 / 255) == 1 && cc_transfer_encode (t, 0, -3) == 0 &&
+         cc_transfer_encode (t, 0, NAN) == 0 && cc_transfer_encode (t, 0, 2) == 255,
+         "the identity curve rounds to nearest, clamps, and takes NaN to 0");
+  cc_transfer_free (t);
+
+  for (int k = 0; k < 2; k++)
+    {
+      const double max = types[k] == CC_TYPE_U8 ? 255 : 65535;
+      int bad = 0;
+
+      t = cc_transfer_new_srgb (types[k]);
+      for (unsigned code = 0; code <= max; code++)
+        {
+          const double v = code / max;
+          const double linear = v <= 0.04045 ? v / 12.92 : pow ((v + 0.055) / 1.055, 2.4);
+          const double next = (code + 0.5) / max;
+          const double above = next <= 0.04045 ? next / 12.92
+                                               : pow ((next + 0.055) / 1.055, 2.4);
+
+          bad += fabs (cc_transfer_decode (t, 0, code) - linear) > 1e-7 ||
+                 cc_transfer_encode (t, 0, linear) != code ||
+                 (code < max && (cc_transfer_encode (t, 0, above * 0.999999) != code ||
+                                 cc_transfer_encode (t, 0, above * 1.000001) != code + 1));
+        }
+      CHECK (bad == 0, "sRGB %s: %d codes decode or encode wrong", cc_type_name (types[k]),
+             bad);
+      cc_transfer_free (t);
+    }
+}
+
+/* Calls that mix a transfer with what it cannot take are refused. */
+static void
+test_transfer_errors (CcContext *ctx)
+{
+  uint8_t in8[2 * 3 * 4] = { 0 }, out8[2 * 3 * 4];
+  uint16_t out16[2 * 3 * 4];
+  double m[9] = { 0, 0, 0, 0, 1, 0, 0, 0, 0 };
+  CcImage src = { in8, CC_TYPE_U8, 4, 3, 2, 12, false };
+  CcImage dst = { out8, CC_TYPE_U8, 4, 3, 2, 12, false };
+  CcImage dst16 = { out16, CC_TYPE_U16, 4, 3, 2, 24, false };
+  CcMask mask = { 3, 3, m, 1.0, 0.0 };
+  CcTransfer *t8 = cc_transfer_new_srgb (CC_TYPE_U8);
+  float lin[3 * 256], mid[3 * 255];
+  char msg[256];
+  CcTransfer *three;
+  CcOptions o;
+  CcResult r;
+
+  for (int k = 0; k < 3; k++)
+    {
+      for (int i = 0; i < 256; i++)
+        lin[k * 256 + i] = i / 255.0f;
+      for (int i = 0; i < 255; i++)
+        mid[k * 255 + i] = (i + 0.5f) / 255.0f;
+    }
+  three = cc_transfer_new (CC_TYPE_U8, 3, lin, mid, msg, sizeof msg);
+  cc_options_init (&o);
+  o.method = CC_METHOD_CPU;
+  o.transfer = t8;
+  CHECK (cc_convolve (ctx, &src, 0, 0, &dst16, &mask, &o, &r) == CC_ERROR_INVALID &&
+         strstr (r.message, "u16"), "a u8 transfer on a u16 output is refused: %s", r.message);
+  o.transfer = three;
+  o.has_alpha = false;
+  CHECK (cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r) == CC_ERROR_INVALID &&
+         strstr (r.message, "curves"), "3 curves for 4 colour channels are refused: %s",
+         r.message);
+  o.has_alpha = true;
+  CHECK (cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r) == CC_OK,
+         "3 curves for RGB and alpha: %s", r.message);
+  cc_transfer_free (t8);
+  cc_transfer_free (three);
+}
+
 static double last_fraction;
 static int polls;
 
@@ -338,7 +467,10 @@ main (void)
   test_half ();
   test_normalize ();
   test_mask_text ();
+  test_names ();
+  test_transfer ();
   test_errors (ctx);
+  test_transfer_errors (ctx);
   test_cancel (ctx);
   test_cpu_fault (ctx);
   check_known (ctx, methods, 2);

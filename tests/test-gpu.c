@@ -203,7 +203,7 @@ test_band (CcContext *ctx, bool reduced)
   int failed = 0, cases = 0;
 
   for (int s = 0; s < (reduced ? 3 : 4); s++)
-    for (int b = 0; b < (s == 3 ? 1 : CC_BORDER_COUNT); b++)
+    for (int b = 0; b < (s == 3 ? 1 : CC_BORDER_BLACK); b++)
       {
         CheckCase c;
 
