@@ -3,11 +3,12 @@
 # test matrix (CHECK_REDUCED: every method x border x 1, 3 and 4 channels x
 # three masks, small odd images, plus three walks of many tiles a block, the
 # band kernel's border cases, strips and injected faults) under each of
-# compute-sanitizer's tools.  Prints each summary; fails on any error.
+# compute-sanitizer's tools (TOOLS picks some: "memcheck initcheck").
+# Prints each summary; fails on any error.
 set -u
 cs=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
 status=0
-for tool in memcheck racecheck initcheck synccheck; do
+for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
   extra=""
   [ "$tool" = memcheck ] && extra="--leak-check full"
   # initcheck does not see global memory written by tensor (TMA) stores, which
