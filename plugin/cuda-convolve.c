@@ -132,9 +132,12 @@ add_arguments (GimpProcedure *procedure)
    * refused, not run. */
   gimp_procedure_add_string_argument (procedure, "border", "_Border",
                                       "What lies beyond the drawable's edges: \"zero\" "
-                                      "(0), \"extend\" (the edge pixel repeats), \"wrap\" "
-                                      "(the drawable repeats), \"mirror\" (it reflects, "
-                                      "the edge pixel not repeated)",
+                                      "(0, transparent where there is alpha), \"extend\" "
+                                      "(the edge pixel repeats), \"wrap\" (the drawable "
+                                      "repeats), \"mirror\" (it reflects, the edge pixel "
+                                      "not repeated), \"black\" or \"white\" (opaque); "
+                                      "GEGL's \"none\", \"clamp\" and \"loop\" name "
+                                      "zero, extend and wrap",
                                       "extend", G_PARAM_READWRITE);
   gimp_procedure_add_string_argument (procedure, "method", "M_ethod",
                                       "How to compute it: \"auto\" (the fastest; the CPU "
@@ -152,9 +155,20 @@ add_arguments (GimpProcedure *procedure)
                                        "Convolve the alpha channel too; off copies it",
                                        TRUE, G_PARAM_READWRITE);
   gimp_procedure_add_boolean_argument (procedure, "linear", "_Linear light",
-                                       "Work on linear RGB rather than perceptual R'G'B' "
-                                       "values, in the image's own colour space",
-                                       FALSE, G_PARAM_READWRITE);
+                                       "Work on linear RGB, as GIMP's own Convolution "
+                                       "Matrix does, rather than on perceptual R'G'B' "
+                                       "values (GIMP 2's convmatrix), in the image's own "
+                                       "colour space", TRUE, G_PARAM_READWRITE);
+  gimp_procedure_add_boolean_argument (procedure, "red", "_Red",
+                                       "Convolve the red channel; off keeps it (on gray "
+                                       "drawables gray is convolved unless red, green and "
+                                       "blue are all off)", TRUE, G_PARAM_READWRITE);
+  gimp_procedure_add_boolean_argument (procedure, "green", "_Green",
+                                       "Convolve the green channel; off keeps it",
+                                       TRUE, G_PARAM_READWRITE);
+  gimp_procedure_add_boolean_argument (procedure, "blue", "_Blue",
+                                       "Convolve the blue channel; off keeps it",
+                                       TRUE, G_PARAM_READWRITE);
 
   gimp_procedure_add_string_return_value (procedure, "method-used", "Method used",
                                           "The method that ran (\"\" when the selection "
@@ -252,6 +266,7 @@ convolve_run (GimpProcedure        *procedure,
   GimpDrawable *drawable;
   RenderSettings settings = { 0 };
   CcContext *ctx = NULL;
+  CcTransfer *transfer = NULL;
   CcResult result = { 0 };
   GError *error = NULL;
   gsize n = drawables ? gimp_core_object_array_get_length ((GObject **) drawables) : 0;
@@ -299,7 +314,10 @@ convolve_run (GimpProcedure        *procedure,
 
   if (!settings_from_config (config, &settings, &error))
     status = GIMP_PDB_CALLING_ERROR;
-  else if (!render_drawable (image, drawable, &settings, ctx, &result, &error))
+  else if (!(transfer = render_transfer_new (drawable, &error)) && error)
+    status = GIMP_PDB_EXECUTION_ERROR;
+  else if ((settings.transfer = transfer),
+           !render_drawable (image, drawable, &settings, ctx, &result, &error))
     status = GIMP_PDB_EXECUTION_ERROR;
   else if (run_mode != GIMP_RUN_NONINTERACTIVE)
     gimp_displays_flush ();
@@ -313,6 +331,7 @@ convolve_run (GimpProcedure        *procedure,
       GIMP_VALUES_SET_DOUBLE (values, 3, result.total_ms);
     }
   g_free (settings.matrix);
+  cc_transfer_free (transfer);
   cc_context_free (ctx);
   return values;
 }

@@ -9,17 +9,35 @@
 
 #include "render.h"
 
+/* The drawable's sample type, and whether its colour is perceptual codes
+ * of 8 or 16 bits (R'G'B' or R~G~B~, gray alike), which linear light reads
+ * through transfer tables. */
+static const gchar *
+own_type (GimpDrawable *drawable, gboolean *coded)
+{
+  const Babl *own = gimp_drawable_get_format (drawable);
+  const gchar *type = babl_get_name (babl_format_get_type (own, 0));
+  const gchar *model = babl_get_name (babl_format_get_model (own));
+
+  *coded = (strcmp (type, "u8") == 0 || strcmp (type, "u16") == 0) &&
+           (strchr (model, '\'') || strchr (model, '~'));
+  return type;
+}
+
 const Babl *
 render_format (GimpDrawable *drawable, gboolean linear)
 {
   const Babl *own = gimp_drawable_get_format (drawable);
-  const gchar *type = babl_get_name (babl_format_get_type (own, 0));
+  gboolean coded;
+  const gchar *type = own_type (drawable, &coded);
   gboolean alpha = babl_format_has_alpha (own);
   gboolean gray = babl_format_get_n_components (own) - (alpha ? 1 : 0) == 1;
   const gchar *model;
   gchar *name;
   const Babl *format;
 
+  if (linear && coded)
+    return own;
   if (gray)
     model = linear ? (alpha ? "YA" : "Y") : (alpha ? "Y'A" : "Y'");
   else
@@ -28,6 +46,98 @@ render_format (GimpDrawable *drawable, gboolean linear)
   format = babl_format_with_space (name, babl_format_get_space (own));
   g_free (name);
   return format;
+}
+
+/* babl's conversion between two models of the drawable's space. */
+static void
+convert (GimpDrawable *drawable, const gchar *from, const gchar *to, const void *in,
+         void *out, gint n)
+{
+  const Babl *space = babl_format_get_space (gimp_drawable_get_format (drawable));
+
+  babl_process (babl_fish (babl_format_with_space (from, space),
+                           babl_format_with_space (to, space)), in, out, n);
+}
+
+CcTransfer *
+render_transfer_new (GimpDrawable *drawable, GError **error)
+{
+  const Babl *own = gimp_drawable_get_format (drawable);
+  const gboolean alpha = babl_format_has_alpha (own);
+  const gint n = babl_format_get_n_components (own) - (alpha ? 1 : 0);
+  gboolean coded;
+  const gchar *type = own_type (drawable, &coded);
+  const gboolean tilde = strchr (babl_get_name (babl_format_get_model (own)), '~') != NULL;
+  const gchar *coded_model = n == 1 ? (tilde ? "Y~" : "Y'") : (tilde ? "R~G~B~" : "R'G'B'");
+  const gchar *linear_model = n == 1 ? "Y" : "RGB";
+  const gint codes = strcmp (type, "u8") == 0 ? 256 : 65536;
+  gchar *from, *to;
+  guint16 *in;
+  gfloat *lin, *to_linear, *midpoints;
+  gdouble *din, *dout;
+  gint curves = n;
+  CcTransfer *t;
+  char message[256];
+
+  if (!coded)
+    return NULL;
+  /* Each code through babl's own conversion of the drawable's type, as
+   * GIMP converts it; the midpoints between codes in double precision. */
+  in = g_new (guint16, (gsize) codes * n);
+  lin = g_new (gfloat, (gsize) codes * n);
+  din = g_new (gdouble, (gsize) (codes - 1) * n);
+  dout = g_new (gdouble, (gsize) (codes - 1) * n);
+  for (gint k = 0; k < codes; k++)
+    for (gint c = 0; c < n; c++)
+      {
+        if (codes == 256)
+          ((guint8 *) in)[k * n + c] = (guint8) k;
+        else
+          in[k * n + c] = (guint16) k;
+        if (k < codes - 1)
+          din[k * n + c] = (k + 0.5) / (codes - 1);
+      }
+  from = g_strdup_printf ("%s %s", coded_model, type);
+  to = g_strdup_printf ("%s float", linear_model);
+  convert (drawable, from, to, in, lin, codes);
+  g_free (from);
+  g_free (to);
+  from = g_strdup_printf ("%s double", coded_model);
+  to = g_strdup_printf ("%s double", linear_model);
+  convert (drawable, from, to, din, dout, codes - 1);
+  g_free (from);
+  g_free (to);
+
+  /* Curves as the engine takes them, one after another; one where the
+   * space's three are the same. */
+  to_linear = g_new (gfloat, (gsize) codes * n);
+  midpoints = g_new (gfloat, (gsize) (codes - 1) * n);
+  for (gint c = 0; c < n; c++)
+    for (gint k = 0; k < codes; k++)
+      {
+        to_linear[c * codes + k] = lin[k * n + c];
+        if (k < codes - 1)
+          midpoints[c * (codes - 1) + k] = (gfloat) dout[k * n + c];
+      }
+  if (n == 3 &&
+      memcmp (to_linear, to_linear + codes, sizeof (gfloat) * codes) == 0 &&
+      memcmp (to_linear, to_linear + 2 * codes, sizeof (gfloat) * codes) == 0 &&
+      memcmp (midpoints, midpoints + (codes - 1), sizeof (gfloat) * (codes - 1)) == 0 &&
+      memcmp (midpoints, midpoints + 2 * (codes - 1), sizeof (gfloat) * (codes - 1)) == 0)
+    curves = 1;
+  t = cc_transfer_new (codes == 256 ? CC_TYPE_U8 : CC_TYPE_U16, curves, to_linear,
+                       midpoints, message, sizeof message);
+  if (!t)
+    g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
+                 "the drawable's colour space gives no usable linear-light tables: %s",
+                 message);
+  g_free (in);
+  g_free (lin);
+  g_free (din);
+  g_free (dout);
+  g_free (to_linear);
+  g_free (midpoints);
+  return t;
 }
 
 static gboolean
@@ -75,11 +185,14 @@ struct _RenderSource
   GeglRectangle out;        /* the output rectangle, drawable coordinates */
   gint          bpp;
   gboolean      alpha;
+  gint          colour;     /* colour channels: 1 (gray) or 3 */
 };
 
 /* Reads the rows the output needs: its own and ry above and below, each
  * mapped by the border rule at the drawable's top and bottom (a zero ghost
- * row is zeros), runs of consecutive rows in one read. */
+ * row is zeros), runs of consecutive rows in one read.  Black and white
+ * ghost rows are the engine's to add, as it does beside the columns read:
+ * only real rows are read for those. */
 RenderSource *
 render_read (GimpDrawable *drawable, const GeglRectangle *out, const RenderSettings *s,
              GError **error)
@@ -87,18 +200,31 @@ render_read (GimpDrawable *drawable, const GeglRectangle *out, const RenderSetti
   const Babl *format = render_format (drawable, s->linear);
   const gint ry = (s->height - 1) / 2;
   const gint dh = gimp_drawable_get_height (drawable);
-  const gint rows = out->height + 2 * ry;
-  RenderSource *src = g_new0 (RenderSource, 1);
+  const gboolean constant = s->border == CC_BORDER_BLACK || s->border == CC_BORDER_WHITE;
+  const gint y0 = constant ? MAX (out->y - ry, 0) : out->y - ry;
+  const gint rows = constant ? MIN (out->y + out->height + ry, dh) - y0 : out->height + 2 * ry;
+  RenderSource *src;
   GeglBuffer *buffer;
   gint x, width;
   CcType type;
+  gboolean coded;
 
+  own_type (drawable, &coded);
+  if (s->linear && coded && !s->transfer)
+    {
+      g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
+                   "linear light on this drawable needs transfer tables for its colour "
+                   "space, and babl gave none that are usable");
+      return NULL;
+    }
+  src = g_new0 (RenderSource, 1);
   source_columns (drawable, out, s, &x, &width);
   src->out = *out;
   src->out_x = out->x - x;
-  src->out_y = ry;
+  src->out_y = out->y - y0;
   src->bpp = babl_format_get_bytes_per_pixel (format);
   src->alpha = babl_format_has_alpha (format);
+  src->colour = babl_format_get_n_components (format) - (src->alpha ? 1 : 0);
   if (!engine_type (format, &type))
     {
       g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "unsupported pixel format %s",
@@ -120,11 +246,11 @@ render_read (GimpDrawable *drawable, const GeglRectangle *out, const RenderSetti
   buffer = gimp_drawable_get_buffer (drawable);
   for (gint r = 0; r < rows;)
     {
-      const gint64 first = cc_border_map (out->y - ry + r, dh, s->border);
+      const gint64 first = cc_border_map (y0 + r, dh, s->border);
       gint n = 1;
 
       while (r + n < rows && first >= 0 &&
-             cc_border_map (out->y - ry + r + n, dh, s->border) == first + n)
+             cc_border_map (y0 + r + n, dh, s->border) == first + n)
         n++;
       if (first >= 0)   /* zero ghost rows stay as allocated: zeros */
         gegl_buffer_get (buffer, GEGL_RECTANGLE (x, (gint) first, width, n), 1.0, format,
@@ -171,6 +297,16 @@ render_compute (const RenderSource *src, const RenderSettings *s, CcContext *ctx
   options.has_alpha = src->alpha;
   options.alpha_weighting = s->alpha_weighting;
   options.affect_alpha = s->affect_alpha;
+  /* Gray is convolved unless all three colour channels are off. */
+  if (src->colour == 1)
+    options.keep_colour[0] = !s->red && !s->green && !s->blue;
+  else
+    {
+      options.keep_colour[0] = !s->red;
+      options.keep_colour[1] = !s->green;
+      options.keep_colour[2] = !s->blue;
+    }
+  options.transfer = s->linear ? s->transfer : NULL;
   options.progress = progress;
   options.cancel = cancel;
   options.user_data = user_data;

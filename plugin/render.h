@@ -23,12 +23,25 @@ typedef struct
   gboolean   alpha_weighting;
   gboolean   affect_alpha;
   gboolean   linear;           /* linear RGB rather than perceptual R'G'B' */
+  gboolean   red;              /* convolve these colour channels; off keeps them */
+  gboolean   green;            /* (gray: convolved unless all three are off) */
+  gboolean   blue;
+  const CcTransfer *transfer;  /* the drawable's, from render_transfer_new */
 } RenderSettings;
 
 /* The format pixels travel in: the drawable's own sample type and colour
- * space, linear or perceptual as asked. */
+ * space, linear or perceptual as asked.  Linear light on an 8- or 16-bit
+ * perceptual drawable travels as its own codes, and the engine converts
+ * them through the drawable's transfer tables: no wider copy crosses the
+ * process boundary, and nothing is quantised in linear light. */
 const Babl *render_format        (GimpDrawable         *drawable,
                                   gboolean              linear);
+
+/* The drawable's transfer tables, made by babl in its own colour space,
+ * where linear light needs them (8- and 16-bit perceptual drawables),
+ * else NULL (and no error).  Free with cc_transfer_free. */
+CcTransfer *render_transfer_new  (GimpDrawable         *drawable,
+                                  GError              **error);
 
 /* The pixels an output rectangle needs: what render_read takes from the
  * drawable (libgimp: the main thread), for render_compute (engine only: any

@@ -62,6 +62,9 @@ settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **e
                 "alpha-weighting", &s->alpha_weighting,
                 "affect-alpha",    &s->affect_alpha,
                 "linear",          &s->linear,
+                "red",             &s->red,
+                "green",           &s->green,
+                "blue",            &s->blue,
                 NULL);
   if (matrix)
     values = gimp_double_array_get_values (matrix, &n);
@@ -69,8 +72,8 @@ settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **e
   if (!cc_border_from_name (border, &s->border))
     {
       g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
-                   "border '%s' is not one of zero, extend, wrap, mirror",
-                   border ? border : "");
+                   "border '%s' is not one of zero, extend, wrap, mirror, black, white "
+                   "(or GEGL's none, clamp, loop)", border ? border : "");
       goto out;
     }
   if (!cc_method_from_name (method, &s->method))

@@ -304,6 +304,7 @@ check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_m
   double sum_abs = 0.0, max_in = 1.0, bound, fft_bound;
   char what[512];
   int failed = 0;
+  bool weighted;
 
   describe (c, what, sizeof what);
   {
@@ -352,6 +353,10 @@ check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_m
   if (c->transfer)
     o.transfer = make_transfer (c);
 
+  /* Weighted where some colour channel is convolved with alpha weighting. */
+  weighted = c->alpha && c->alpha_weighting &&
+             c->keep_colour != (1u << (c->channels - 1 < 3 ? c->channels - 1 : 3)) - 1;
+
   fill_random (&src, c->alpha);
   if (c->src_type == CC_TYPE_FLOAT || c->src_type == CC_TYPE_DOUBLE || c->src_type == CC_TYPE_HALF)
     max_in = 1.25;
@@ -386,8 +391,8 @@ check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_m
           continue;
         }
 
-      unsupported = cc_method_check (ctx, methods[m], &mask, c->channels,
-                                     c->alpha && c->alpha_weighting, why, sizeof why) == CC_ERROR_UNSUPPORTED;
+      unsupported = cc_method_check (ctx, methods[m], &mask, c->channels, weighted, why,
+                                     sizeof why) == CC_ERROR_UNSUPPORTED;
       if (c->src_on_device && (c->border == CC_BORDER_BLACK || c->border == CC_BORDER_WHITE))
         {
           snprintf (why, sizeof why, "black and white borders need a host source");

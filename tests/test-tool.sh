@@ -64,15 +64,42 @@ expect 0 "$tmp/a1000.pgm" "$tmp/a.pgm" &&
   "$(printf 'P5\n3 2\n1000\n' | od -An -tu1 -v | tr -s ' \n' ' ')0 0 1 244 3 232 0 1 3 231 0 250 " ] ||
   fail "maxval 1000 round trip: $(od -An -tu1 -v "$tmp/a.pgm")"
 
-# ---- A result by hand: [1 1 1]/3 of 0 100 200, extend: 33 100 167 -------------
+# ---- Results by hand ----------------------------------------------------------
+# [1 1 1]/3 of 0 100 200, extend, in linear light (the default): the codes are
+# sRGB, 0 0.127438 0.577581 in linear light; the means 0.042479 0.235006
+# 0.427533 are sRGB 58.12 133.12 174.79.
 printf 'P5\n3 1\n255\n\000\144\310' >"$tmp/row.pgm"
-expect 0 --matrix "1,1,1" --divisor 3 "$tmp/row.pgm" "$tmp/row-out.pgm" &&
-[ "$(tail -c 3 "$tmp/row-out.pgm" | od -An -tu1 | tr -s ' ')" = " 33 100 167" ] ||
-  fail "box of 0 100 200 gave $(tail -c 3 "$tmp/row-out.pgm" | od -An -tu1)"
-# --normalize gives the same, and zero border takes 0 outside: 33 100 100.
-expect 0 --matrix "1,1,1" --normalize --border zero "$tmp/row.pgm" "$tmp/row-z.pgm" &&
-[ "$(tail -c 3 "$tmp/row-z.pgm" | od -An -tu1 | tr -s ' ')" = " 33 100 100" ] ||
-  fail "zero border gave $(tail -c 3 "$tmp/row-z.pgm" | od -An -tu1)"
+bytes () { tail -c "$2" "$1" | od -An -tu1 | tr -s ' '; }
+expect 0 --matrix "1,1,1" --divisor 3 "$tmp/row.pgm" "$tmp/row-lin.pgm" &&
+[ "$(bytes "$tmp/row-lin.pgm" 3)" = " 58 133 175" ] ||
+  fail "box of 0 100 200 in linear light gave $(bytes "$tmp/row-lin.pgm" 3)"
+# White beyond the edges: (1 + 0 + 0.127438) / 3 = 0.375813 -> 164.91, and
+# (0.127438 + 0.577581 + 1) / 3 = 0.568340 -> 198.57.
+expect 0 --matrix "1,1,1" --divisor 3 --border white "$tmp/row.pgm" "$tmp/row-w.pgm" &&
+[ "$(bytes "$tmp/row-w.pgm" 3)" = " 165 133 199" ] ||
+  fail "white border gave $(bytes "$tmp/row-w.pgm" 3)"
+# --perceptual on the values as they are: 33 100 167.
+expect 0 --perceptual --matrix "1,1,1" --divisor 3 "$tmp/row.pgm" "$tmp/row-out.pgm" &&
+[ "$(bytes "$tmp/row-out.pgm" 3)" = " 33 100 167" ] ||
+  fail "perceptual box of 0 100 200 gave $(bytes "$tmp/row-out.pgm" 3)"
+# --normalize gives the same, and zero border (GEGL's none) takes 0 outside:
+# 33 100 100.
+expect 0 --perceptual --matrix "1,1,1" --normalize --border none "$tmp/row.pgm" \
+  "$tmp/row-z.pgm" &&
+[ "$(bytes "$tmp/row-z.pgm" 3)" = " 33 100 100" ] ||
+  fail "zero border gave $(bytes "$tmp/row-z.pgm" 3)"
+# --channels: a colour row of (0 100 200) (200 100 0) (0 100 200); with only
+# g and b convolved, red keeps its codes 0 200 0, green stays 100, and blue
+# is 2/3 of 200's 0.577581 everywhere (extend): 0.385054 -> 166.73.
+printf 'P6\n3 1\n255\n\000\144\310\310\144\000\000\144\310' >"$tmp/rgb.ppm"
+expect 0 --matrix "1,1,1" --divisor 3 --channels gb "$tmp/rgb.ppm" "$tmp/rgb-gb.ppm" &&
+[ "$(bytes "$tmp/rgb-gb.ppm" 9)" = " 0 100 167 200 100 167 0 100 167" ] ||
+  fail "--channels gb gave $(bytes "$tmp/rgb-gb.ppm" 9)"
+# On gray, any of r, g, b convolves gray; a alone leaves it as it was.
+expect 0 --matrix "1,1,1" --divisor 3 --channels b "$tmp/row.pgm" "$tmp/row-b.pgm" &&
+  same "$tmp/row-lin.pgm" "$tmp/row-b.pgm"
+expect 0 --matrix "1,1,1" --divisor 3 --channels a "$tmp/row.pgm" "$tmp/row-a.pgm" &&
+  same "$tmp/row.pgm" "$tmp/row-a.pgm"
 
 # --verbose names the method and the device; every method that runs here
 # agrees (a 3x3 box over 8-bit values never lands on a rounding tie).
@@ -120,6 +147,10 @@ expect 2 --divisor 0 "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --offset nan "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --border sideways "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --method fastest "$tmp/g8.pgm" "$tmp/x.pgm"
+expect 2 --channels rgbx "$tmp/g8.pgm" "$tmp/x.pgm"
+expect 2 --channels rr "$tmp/g8.pgm" "$tmp/x.pgm"
+expect 2 --channels "" "$tmp/g8.pgm" "$tmp/x.pgm"
+expect 2 --border Black "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --bogus "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --matrix
 expect 2 "$tmp/g8.pgm"

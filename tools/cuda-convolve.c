@@ -26,15 +26,45 @@ static const char usage[] =
   "  --divisor X           divide the weighted sum by X (default 1)\n"
   "  --offset X            then add X, in the 0..1 scale (default 0)\n"
   "  --normalize           divisor and offset from the mask's sum (GIMP's rule)\n"
-  "  --border MODE         zero, extend, wrap or mirror (default extend)\n"
+  "  --border MODE         zero, extend, wrap, mirror, black or white (default\n"
+  "                        extend); GEGL's none, clamp and loop name zero, extend\n"
+  "                        and wrap\n"
   "  --method NAME         auto, cpu, basic, constant, tiled, caching, register,\n"
   "                        separable or fft (default auto)\n"
+  "  --perceptual          convolve 8- and 16-bit files' perceptual values as they\n"
+  "                        are (GIMP 2's convmatrix); by default they are taken as\n"
+  "                        sRGB and convolved in linear light, as GIMP 3 does\n"
+  "  --channels LIST       the channels to convolve, a subset of rgba (default\n"
+  "                        rgba); the others keep their values; on gray images\n"
+  "                        any of r, g, b means gray\n"
   "  --no-clamp            keep results outside [0,1] (float output only)\n"
   "  --no-alpha-weighting  convolve colour without weighting it by alpha\n"
-  "  --keep-alpha          copy the alpha channel instead of convolving it\n"
+  "  --keep-alpha          copy the alpha channel instead of convolving it (as\n"
+  "                        leaving a out of --channels)\n"
   "  --verbose             print the method, the device and the times\n"
   "  --help                print this help\n"
   "  --version             print the version\n";
+
+/* --channels: which of r, g, b, a are convolved; false where LIST is not
+ * a subset of rgba. */
+static bool
+parse_channels (const char *list, bool convolve[4])
+{
+  static const char names[] = "rgba";
+
+  if (!*list)
+    return false;
+  memset (convolve, 0, 4 * sizeof (bool));
+  for (const char *p = list; *p; p++)
+    {
+      const char *at = strchr (names, *p);
+
+      if (!at || convolve[at - names])
+        return false;
+      convolve[at - names] = true;
+    }
+  return true;
+}
 
 static int
 die (int code, const char *format, ...)
@@ -63,8 +93,8 @@ int
 main (int argc, char **argv)
 {
   enum { OPT_MATRIX = 256, OPT_DIVISOR, OPT_OFFSET, OPT_NORMALIZE, OPT_BORDER,
-         OPT_METHOD, OPT_NO_CLAMP, OPT_NO_WEIGHT, OPT_KEEP_ALPHA, OPT_VERBOSE,
-         OPT_HELP, OPT_VERSION };
+         OPT_METHOD, OPT_PERCEPTUAL, OPT_CHANNELS, OPT_NO_CLAMP, OPT_NO_WEIGHT,
+         OPT_KEEP_ALPHA, OPT_VERBOSE, OPT_HELP, OPT_VERSION };
   static const struct option longopts[] = {
     { "matrix",             required_argument, NULL, OPT_MATRIX },
     { "divisor",            required_argument, NULL, OPT_DIVISOR },
@@ -72,6 +102,8 @@ main (int argc, char **argv)
     { "normalize",          no_argument,       NULL, OPT_NORMALIZE },
     { "border",             required_argument, NULL, OPT_BORDER },
     { "method",             required_argument, NULL, OPT_METHOD },
+    { "perceptual",         no_argument,       NULL, OPT_PERCEPTUAL },
+    { "channels",           required_argument, NULL, OPT_CHANNELS },
     { "no-clamp",           no_argument,       NULL, OPT_NO_CLAMP },
     { "no-alpha-weighting", no_argument,       NULL, OPT_NO_WEIGHT },
     { "keep-alpha",         no_argument,       NULL, OPT_KEEP_ALPHA },
@@ -82,7 +114,9 @@ main (int argc, char **argv)
   };
   const char *matrix = "0,0,0;0,1,0;0,0,0";
   double divisor = 1.0, offset = 0.0;
-  bool normalize = false, verbose = false;
+  bool normalize = false, verbose = false, perceptual = false;
+  bool convolve[4] = { true, true, true, true };   /* r, g, b, a */
+  CcTransfer *transfer = NULL;
   struct rusage rusage;
   CcOptions options;
   CcMask mask;
@@ -103,7 +137,13 @@ main (int argc, char **argv)
       case OPT_NORMALIZE:  normalize = true; break;
       case OPT_NO_CLAMP:   options.clamp = false; break;
       case OPT_NO_WEIGHT:  options.alpha_weighting = false; break;
-      case OPT_KEEP_ALPHA: options.affect_alpha = false; break;
+      case OPT_KEEP_ALPHA: convolve[3] = false; break;
+      case OPT_PERCEPTUAL: perceptual = true; break;
+      case OPT_CHANNELS:
+        if (!parse_channels (optarg, convolve))
+          return die (2, "--channels: '%s' is not a subset of rgba (each letter once)",
+                      optarg);
+        break;
       case OPT_VERBOSE:    verbose = true; break;
       case OPT_DIVISOR:
         if (!parse_number (optarg, &divisor) || divisor == 0.0)
@@ -115,7 +155,8 @@ main (int argc, char **argv)
         break;
       case OPT_BORDER:
         if (!cc_border_from_name (optarg, &options.border))
-          return die (2, "--border: '%s' is not one of zero, extend, wrap, mirror", optarg);
+          return die (2, "--border: '%s' is not one of zero, extend, wrap, mirror, black, "
+                      "white (or none, clamp, loop)", optarg);
         break;
       case OPT_METHOD:
         if (!cc_method_from_name (optarg, &options.method))
@@ -158,6 +199,16 @@ main (int argc, char **argv)
       return die (1, "out of memory");
     }
   options.has_alpha = in.alpha;
+  options.affect_alpha = convolve[3];
+  if (in.image.channels - in.alpha == 1)
+    options.keep_colour[0] = !convolve[0] && !convolve[1] && !convolve[2];
+  else
+    for (int c = 0; c < 3; c++)
+      options.keep_colour[c] = !convolve[c];
+  /* 8- and 16-bit files hold sRGB codes: linear light through its tables.
+   * Other maxvals arrive as float and are taken as they are. */
+  if (!perceptual && (in.image.type == CC_TYPE_U8 || in.image.type == CC_TYPE_U16))
+    options.transfer = transfer = cc_transfer_new_srgb (in.image.type);
 
   ctx = cc_context_new ();
   if (!ctx)
@@ -183,6 +234,7 @@ main (int argc, char **argv)
         }
     }
   cc_context_free (ctx);
+  cc_transfer_free (transfer);
   io_free (&out);
   io_free (&in);
   free (values);

@@ -23,6 +23,7 @@ typedef struct
   GimpProcedureConfig *config;
   GimpDrawable        *drawable;
   CcContext           *ctx;
+  CcTransfer          *transfer;      /* the drawable's, for linear light */
   gint                 updating;      /* >0 while widgets and config sync */
 
   GtkWidget           *preview;
@@ -39,7 +40,8 @@ typedef struct
   gboolean             closed;
 } Dialog;
 
-static const gchar *const border_labels[] = { "Zero", "Extend", "Wrap", "Mirror" };
+static const gchar *const border_labels[CC_BORDER_COUNT] =
+  { "Zero", "Extend", "Wrap", "Mirror", "Black", "White" };
 
 /* ---- config <-> widgets ---- */
 
@@ -217,8 +219,9 @@ preview_start (gpointer data)
   job->generation = d->generation;
   gimp_preview_get_position (GIMP_PREVIEW (d->preview), &job->rect.x, &job->rect.y);
   gimp_preview_get_size (GIMP_PREVIEW (d->preview), &job->rect.width, &job->rect.height);
-  if (!settings_from_config (d->config, &job->settings, &error) ||
-      !(job->source = render_read (d->drawable, &job->rect, &job->settings, &error)))
+  if (settings_from_config (d->config, &job->settings, &error))
+    job->settings.transfer = d->transfer;
+  if (error || !(job->source = render_read (d->drawable, &job->rect, &job->settings, &error)))
     {
       gtk_label_set_text (GTK_LABEL (d->status), error->message);
       g_error_free (error);
@@ -346,10 +349,15 @@ border_changed (GtkComboBox *combo, Dialog *d)
 static void
 config_notify (GObject *config, GParamSpec *pspec, Dialog *d)
 {
+  static const gchar *const toggles[] =
+    { "clamp", "alpha-weighting", "affect-alpha", "linear", "red", "green", "blue" };
+  gboolean toggle = FALSE;
+
   if (d->updating)
     return;
-  if (strcmp (pspec->name, "clamp") != 0 && strcmp (pspec->name, "alpha-weighting") != 0 &&
-      strcmp (pspec->name, "affect-alpha") != 0 && strcmp (pspec->name, "linear") != 0)
+  for (gsize i = 0; i < G_N_ELEMENTS (toggles); i++)
+    toggle |= strcmp (pspec->name, toggles[i]) == 0;
+  if (!toggle)
     read_config (d);
   update_methods (d);
   preview_invalidate (d);
@@ -398,7 +406,8 @@ convolve_dialog (GimpProcedure *procedure, GimpProcedureConfig *config,
                  const gchar *shipped_preset_dir, const gchar *user_preset_dir)
 {
   Dialog d = { 0 };
-  GtkWidget *dialog, *main_box, *left, *right, *device, *toggles;
+  GtkWidget *dialog, *main_box, *left, *right, *device, *toggles, *channels;
+  GError *error = NULL;
   char why[512];
   gchar *text;
   gboolean run;
@@ -406,6 +415,10 @@ convolve_dialog (GimpProcedure *procedure, GimpProcedureConfig *config,
   d.config = config;
   d.drawable = drawable;
   d.ctx = ctx;
+  /* A space with no usable tables shows its error in the preview's place
+   * (render_read refuses linear light without them) and on OK. */
+  d.transfer = render_transfer_new (drawable, &error);
+  g_clear_error (&error);
 
   gimp_ui_init (PLUG_IN_BINARY);
   dialog = gimp_procedure_dialog_new (procedure, config, "CUDA Convolution Matrix");
@@ -459,6 +472,10 @@ convolve_dialog (GimpProcedure *procedure, GimpProcedureConfig *config,
                                             "clamp", "alpha-weighting", "affect-alpha",
                                             "linear", NULL);
   gtk_box_pack_start (GTK_BOX (right), toggles, FALSE, FALSE, 0);
+  channels = gimp_procedure_dialog_fill_box (GIMP_PROCEDURE_DIALOG (dialog), "channels",
+                                             "red", "green", "blue", NULL);
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (channels), GTK_ORIENTATION_HORIZONTAL);
+  gtk_box_pack_start (GTK_BOX (right), labelled ("Channels:", channels, NULL), FALSE, FALSE, 0);
   gtk_box_pack_start (GTK_BOX (main_box), right, FALSE, FALSE, 0);
 
   read_config (&d);
@@ -481,5 +498,6 @@ convolve_dialog (GimpProcedure *procedure, GimpProcedureConfig *config,
   while (d.running > 0)
     g_main_context_iteration (NULL, TRUE);
   gtk_widget_destroy (dialog);
+  cc_transfer_free (d.transfer);
   return run;
 }
