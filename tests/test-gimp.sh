@@ -1,6 +1,7 @@
 #!/bin/sh
 # plug-in-cuda-convolve in real GIMP 3: one GIMP start runs the Python suite
-# (tests/gimp/procedure.py), one the Script-Fu suite (procedure.scm).  GIMP
+# (tests/gimp/procedure.py), one the Script-Fu suite (procedure.scm), one the
+# comparison with GIMP's own Convolution Matrix (parity.py).  GIMP
 # finds the uninstalled plug-in through a scratch profile.  Skips (77) only
 # where GIMP 3 cannot be found.
 set -u
@@ -40,7 +41,7 @@ run ()   # interpreter, batch command, log name
 {
   timeout 600 "$gimp" -i --batch-interpreter="$1" -b "$2" --quit >"$tmp/$3.log" 2>&1
   rc=$?
-  grep -E '^(ok|FAIL) |checks' "$tmp/$3.log"
+  grep -E '^(ok|FAIL) |checks|^parity:' "$tmp/$3.log"
   if [ $rc -ne 0 ] || grep -q '^FAIL ' "$tmp/$3.log"; then
     echo "$3: GIMP exited with $rc; its output:"
     cat "$tmp/$3.log"
@@ -49,6 +50,8 @@ run ()   # interpreter, batch command, log name
 }
 run python-fu-eval "exec(open('$srcdir/tests/gimp/procedure.py').read())" python
 run plug-in-script-fu-eval "(load \"$srcdir/tests/gimp/procedure.scm\")" script-fu
+# The same pixels as GIMP's own Convolution Matrix.
+run python-fu-eval "exec(open('$srcdir/tests/gimp/parity.py').read())" parity
 # Short starts under other environments: a host budget of a few rows (the
 # plug-in works in many bands), an injected engine failure, a kill.
 env_test="exec(open('$srcdir/tests/gimp/environment.py').read())"

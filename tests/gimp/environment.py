@@ -19,7 +19,7 @@ from helpers import *  # noqa: E402,F401,F403
 
 
 def test_bands():
-    for border in ("zero", "extend", "wrap", "mirror"):
+    for border in ("zero", "extend", "wrap", "mirror", "black", "white"):
         for mh, rect in ((9, None), (15, (2, 3, 9, 14))):
             image, layer, px = new_image(13, 23)
             before = px.read()
@@ -27,7 +27,7 @@ def test_bands():
                 image.select_rectangle(Gimp.ChannelOps.REPLACE, *rect)
             m = [rng.uniform(-0.5, 1.0) for _ in range(3 * mh)]
             status, values = run(image, [layer], mask_width=3, mask_height=mh, matrix=m,
-                                 divisor=sum(m), border=border)
+                                 divisor=sum(m), border=border, linear=False)
             check(status == Gimp.PDBStatusType.SUCCESS, "bands, 3x%d, %s: runs %s"
                   % (mh, border, values))
             compare(px.read(), reference.convolve(before, m, 3, mh, sum(m), 0.0, border,

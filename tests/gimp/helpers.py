@@ -185,7 +185,9 @@ def convolve_case(what, model="RGBA", stype="u8", w=13, h=9, hdr=False, matrix=N
                   alpha_weighting=True, affect_alpha=True, normalize=False, **extra):
     image, layer, px = new_image(w, h, model, stype, hdr)
     before = px.read()
-    args = dict(extra, border=border, clamp=clamp, alpha_weighting=alpha_weighting,
+    # The reference works on the values as they are: GIMP 2's perceptual rule.
+    args = dict(dict(linear=False), **extra)
+    args.update(border=border, clamp=clamp, alpha_weighting=alpha_weighting,
                 affect_alpha=affect_alpha)
     if "preset" not in extra:
         args.update(mask_width=mw, mask_height=mh, matrix=matrix, divisor=divisor,

@@ -28,7 +28,7 @@ def test_presets():
 
 
 def test_matrices():
-    for border in ("zero", "extend", "wrap", "mirror"):
+    for border in ("zero", "extend", "wrap", "mirror", "black", "white"):
         m = [rng.uniform(-0.5, 1.0) for _ in range(15)]
         convolve_case("5x3 random mask, border %s" % border, model="RGB", matrix=m, mw=5,
                       mh=3, divisor=sum(abs(v) for v in m), offset=0.1, border=border)
@@ -85,7 +85,8 @@ def test_native_rounding():
             image, layer, px = new_image(31, 23, model, stype, hdr)
             before = px.read()
             status, values = run(image, [layer], mask_width=3, mask_height=3, matrix=m,
-                                 divisor=sum(m), border="mirror", clamp=not hdr)
+                                 divisor=sum(m), border="mirror", clamp=not hdr,
+                                 linear=False)
             what = "native rounding, %s %s" % (model, stype)
             if check(status == Gimp.PDBStatusType.SUCCESS, "%s: runs %s" % (what, values)):
                 want = reference.convolve(before, m, 3, 3, sum(m), 0.0, "mirror", not hdr,
@@ -101,7 +102,7 @@ def test_selection():
     image.select_rectangle(Gimp.ChannelOps.REPLACE, 4, 3, 7, 5)
     image.clean_all()
     mw, mh, m, d, o = PRESETS["gaussian-5"]
-    status, _ = run(image, [layer], preset="gaussian-5", border="zero")
+    status, _ = run(image, [layer], preset="gaussian-5", border="zero", linear=False)
     after = px.read()
     want = reference.convolve(before, m, mw, mh, d, o, "zero", True, True, rect=(4, 3, 7, 5))
     ok = status == Gimp.PDBStatusType.SUCCESS
@@ -121,7 +122,8 @@ def test_selection():
     before = px.read()
     image.select_rectangle(Gimp.ChannelOps.REPLACE, 0, 2, 5, 6)
     m = [1, 2, 3, 2, 1]
-    run(image, [layer], mask_width=5, mask_height=1, matrix=m, divisor=9, border="wrap")
+    run(image, [layer], mask_width=5, mask_height=1, matrix=m, divisor=9, border="wrap",
+        linear=False)
     want = reference.convolve(before, m, 5, 1, 9, 0, "wrap", True, True, rect=(0, 2, 5, 6))
     compare(px.read(), want, tolerance("u8", m, 9), "selection at the edge, border wrap")
     image.delete()
@@ -140,7 +142,7 @@ def test_layers():
     before = px.read()
     image.select_rectangle(Gimp.ChannelOps.REPLACE, 8, 6, 10, 8)
     m = [1, 2, 1, 2, 4, 2, 1, 2, 1]
-    status, _ = run(image, [layer], matrix=m, divisor=16, border="mirror")
+    status, _ = run(image, [layer], matrix=m, divisor=16, border="mirror", linear=False)
     want = reference.convolve(before, m, 3, 3, 16, 0, "mirror", True, True, rect=(3, 2, 6, 5))
     check(status == Gimp.PDBStatusType.SUCCESS, "layer at an offset: runs")
     compare(px.read(), want, tolerance("u8", m, 16), "layer at an offset, selection across it")
@@ -212,6 +214,8 @@ def test_errors():
         ("preset id with a path", dict(preset="../../etc/passwd"), "preset id"),
         ("GPU method without a GPU", dict(method="tiled"), "GPU"),
         ("unknown border", dict(border="sideways"), "border"),
+        ("border in capitals", dict(border="Black"), "black, white"),
+        ("border with a space", dict(border=" white"), "border"),
         ("unknown method", dict(method="fastest"), "method"),
     ]
     for what, args, word in bad:

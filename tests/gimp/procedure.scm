@@ -1,6 +1,8 @@
 ; plug-in-cuda-convolve in real GIMP 3, from Script-Fu, called the way a user
 ; types it.  A 5x3 image, black in columns 0-1 and white in 2-4, gives
-; hand-computed results.  Run by tests/test-gimp.sh; it signals an error at
+; hand-computed results.  By default they are in linear light, as GIMP's own
+; Convolution Matrix works: a third of white is sRGB 156.19, two thirds
+; 213.18, a half 187.52; #:linear FALSE gives GIMP 2's 85 and 170.  Run by tests/test-gimp.sh; it signals an error at
 ; the end when anything failed, which makes GIMP exit non-zero.
 ;
 ; SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
@@ -31,13 +33,13 @@
     (gimp-image-clean-all img)
     (list img layer)))
 
-; A preset: box-3 blurs the edge to 1/3 and 2/3 of white.
+; A preset: box-3 blurs the edge to 1/3 and 2/3 of white, in linear light.
 (let* ((il (step-image)) (img (car il)) (layer (cadr il))
        (result (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img
                                       #:drawables (vector layer) #:preset "box-3")))
-  (check (and (= (red layer 0 1) 0) (= (red layer 1 1) 85) (= (red layer 2 1) 170)
+  (check (and (= (red layer 0 1) 0) (= (red layer 1 1) 156) (= (red layer 2 1) 213)
               (= (red layer 3 1) 255))
-         "preset box-3 gives 0 85 170 255 across the edge")
+         "preset box-3 gives 0 156 213 255 across the edge (linear light)")
   (check (equal? (car result) "cpu") "method-used is cpu without a GPU")
   (check (> (string-length (cadr result)) 0) "device is named")
   (check (= (car (gimp-image-is-dirty img)) 1) "the image is dirty afterwards")
@@ -48,24 +50,50 @@
   (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img #:drawables (vector layer)
                          #:mask-width 3 #:mask-height 1 #:matrix (vector 1.0 1.0 1.0)
                          #:divisor 3.0)
-  (check (and (= (red layer 1 0) 85) (= (red layer 2 2) 170))
+  (check (and (= (red layer 1 0) 156) (= (red layer 2 2) 213))
          "explicit 3x1 matrix, divisor 3")
   (gimp-image-delete img))
 
-; sobel-x with its offset: flat areas mid grey (0.5 -> 128), the edge white.
+; #:linear FALSE: GIMP 2's convmatrix, on the perceptual values.
+(let* ((il (step-image)) (img (car il)) (layer (cadr il)))
+  (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img #:drawables (vector layer)
+                         #:preset "box-3" #:linear FALSE)
+  (check (and (= (red layer 1 1) 85) (= (red layer 2 1) 170))
+         "linear FALSE: box-3 gives 85 170 on the perceptual values")
+  (gimp-image-delete img))
+
+; Channel toggles: red and blue off keep their values; green is blurred.
+(let* ((il (step-image)) (img (car il)) (layer (cadr il)))
+  (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img #:drawables (vector layer)
+                         #:preset "box-3" #:red FALSE #:blue FALSE)
+  (let ((p (car (gimp-drawable-get-pixel layer 1 1))))
+    (check (and (= (car p) 0) (= (cadr p) 156) (= (caddr p) 0))
+           "red and blue off: (0 156 0) at the edge"))
+  (gimp-image-delete img))
+
+; GEGL's border names: "none" is zero, and white is opaque white beyond.
+(let* ((il (step-image)) (img (car il)) (layer (cadr il)))
+  (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img #:drawables (vector layer)
+                         #:mask-width 3 #:mask-height 1 #:matrix (vector 1.0 1.0 1.0)
+                         #:divisor 3.0 #:border "white")
+  (check (= (red layer 0 1) 156) "border white: a third of white at the black left edge")
+  (gimp-image-delete img))
+
+; sobel-x with its offset: flat areas a linear half (0.5 -> 188), the edge
+; white.
 (let* ((il (step-image)) (img (car il)) (layer (cadr il)))
   (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img #:drawables (vector layer)
                          #:preset "sobel-x")
-  (check (and (= (red layer 0 1) 128) (= (red layer 1 1) 255) (= (red layer 4 1) 128))
-         "preset sobel-x: 128 on flat areas, 255 on the edge")
+  (check (and (= (red layer 0 1) 188) (= (red layer 1 1) 255) (= (red layer 4 1) 188))
+         "preset sobel-x: 188 on flat areas, 255 on the edge")
   (gimp-image-delete img))
 
 ; Border zero: the white right edge darkens by a third.
 (let* ((il (step-image)) (img (car il)) (layer (cadr il)))
   (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img #:drawables (vector layer)
                          #:mask-width 3 #:mask-height 1 #:matrix (vector 1.0 1.0 1.0)
-                         #:divisor 3.0 #:border "zero")
-  (check (= (red layer 4 1) 170) "border zero: 2/3 white at the right edge")
+                         #:divisor 3.0 #:border "none")
+  (check (= (red layer 4 1) 213) "border none (zero): 2/3 white at the right edge")
   (gimp-image-delete img))
 
 ; A selection: only column 1 changes.
@@ -73,7 +101,7 @@
   (gimp-image-select-rectangle img CHANNEL-OP-REPLACE 1 0 1 3)
   (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img #:drawables (vector layer)
                          #:preset "box-3")
-  (check (and (= (red layer 1 1) 85) (= (red layer 2 1) 255) (= (red layer 0 1) 0))
+  (check (and (= (red layer 1 1) 156) (= (red layer 2 1) 255) (= (red layer 0 1) 0))
          "selection: column 1 blurred from its real neighbours, the rest unchanged")
   (gimp-image-delete img))
 
@@ -118,6 +146,10 @@
   (lambda (img layer)
     (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img
                            #:drawables (vector layer) #:method "fastest")))
+(refused "border Black (names are lower case)"
+  (lambda (img layer)
+    (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img
+                           #:drawables (vector layer) #:border "Black")))
 (refused "mask-height 129"
   (lambda (img layer)
     (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img

@@ -9,7 +9,7 @@ def border_index(i, n, border):
     """Maps coordinate i onto 0..n-1, or None for a zero ghost cell."""
     if 0 <= i < n:
         return i
-    if border == "zero":
+    if border in ("zero", "black", "white"):
         return None
     if border == "extend":
         return 0 if i < 0 else n - 1
@@ -44,10 +44,15 @@ def convolve(image, matrix, mw, mh, divisor=1.0, offset=0.0, border="extend",
     a = channels - 1 if alpha else None
     sum_abs = sum(abs(k) for k in matrix)
 
+    # Ghost cells: zero; black or white are opaque (alpha 1).
+    ghost = [1.0 if border == "white" else 0.0] * channels
+    if alpha and border in ("black", "white"):
+        ghost[-1] = 1.0
+
     def fetch(x, y):
         mx, my = border_index(x, w, border), border_index(y, h, border)
         if mx is None or my is None:
-            return [0.0] * channels
+            return ghost
         return image[my][mx]
 
     out = [[list(p) for p in row] for row in image]
