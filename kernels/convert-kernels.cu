@@ -178,10 +178,15 @@ from_linear (const float *in, long long in_pitch, T *out, long long out_pitch,
       out[r * out_pitch + i] = copy[r * copy_pitch + i];
     else if (k < 0)
       from_f (in[r * in_pitch + i], out + r * out_pitch + i);
+    else if (t.single)
+      out[r * out_pitch + i] = (T) cc_transfer_code_single (in[r * in_pitch + i],
+                                                            t.steps + k * (t.buckets + 2),
+                                                            t.buckets);
     else
       out[r * out_pitch + i] = (T) cc_transfer_code (in[r * in_pitch + i],
                                                      t.midpoints + k * t.codes,
-                                                     t.guess + k * CC_TRANSFER_GUESSES);
+                                                     t.steps + k * (t.buckets + 2),
+                                                     t.buckets);
 }
 
 cudaError_t

@@ -230,9 +230,11 @@ cudaError_t cc_convert_from_float (CcType type, const float *in, long long in_pi
  * out; u8 and u16 only. */
 struct DevTransfer
 {
+  const CcTransferStep *steps; /* curves x (buckets + 2) */
   const float    *to_linear;   /* curves x codes */
   const float    *midpoints;   /* curves x codes */
-  const uint16_t *guess;       /* curves x CC_TRANSFER_GUESSES */
+  int             buckets;
+  bool            single;      /* cc_transfer_code_single will do */
   int             codes;
   int             curves;
   int             colour;

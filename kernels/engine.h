@@ -16,21 +16,20 @@ extern "C" {
 #endif
 
 /* Transfer tables (cc_transfer_new), in one block so that a device copy
- * is one upload: to_linear, then midpoints, then guess. */
+ * is one upload: steps, then to_linear, then midpoints. */
 struct _CcTransfer
 {
   CcType    type;
   int       codes;        /* 256 or 65536 */
   int       curves;       /* 1: every colour channel; 3: one each */
   float    *to_linear;    /* curves x codes */
-  float    *midpoints;    /* curves x codes: codes - 1 midpoints, one spare */
-  uint16_t *guess;        /* curves x (CC_TRANSFER_BUCKETS + 2), see pixel.h */
-  size_t    bytes;        /* the block's size, from to_linear on */
+  float    *midpoints;    /* curves x codes: codes - 1 midpoints, then +inf */
+  CcTransferStep *steps;  /* curves x (buckets + 2), see cc_transfer_code */
+  int       buckets;      /* 4096 for 8 bits (32 KB a curve), 65536 for 16 */
+  bool      single;       /* no bucket holds two midpoints: cc_transfer_code_single */
+  size_t    bytes;        /* the block's size, from steps on */
   uint64_t  serial;       /* unique to this transfer, for device copies */
 };
-
-/* The guess table's entries a curve. */
-#define CC_TRANSFER_GUESSES (CC_TRANSFER_BUCKETS + 2)
 
 /* A validated call, in the form the back ends take. */
 typedef struct

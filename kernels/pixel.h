@@ -192,25 +192,41 @@ cc_double_to_u32 (double v)
   return (uint32_t) (cc_clamp01 (v) * 4294967295.0 + 0.5);
 }
 
-/* The transfer encoder's first guess splits [0,1] into this many buckets
- * (CcTransfer.guess). */
-#define CC_TRANSFER_BUCKETS 65536
+/* Linear light -> the nearest code of a perceptual encoding: the code
+ * whose midpoints enclose v.  [0,1] is cut into 'buckets' equal buckets;
+ * step b holds the count of midpoints at or below b / buckets (b to
+ * buckets + 1), which is the code at the bucket's start, and the midpoint
+ * above that code (+inf past the last), in one 8-byte load. */
+typedef struct
+{
+  float   threshold;
+  int32_t code;
+} CcTransferStep;
 
-/* Linear light -> the nearest code of a perceptual encoding: the codes
- * whose midpoints enclose v.  guess[b] counts the midpoints at or below
- * b / CC_TRANSFER_BUCKETS (b to CC_TRANSFER_BUCKETS + 1), so the answer
- * lies between v's bucket's count and the next one's; a binary search,
- * rarely of more than one step, finds it.  NaN goes to 0, as when
- * clamping. */
+/* Where no bucket holds more than one midpoint (8-bit sRGB and most
+ * 8-bit curves), one comparison decides, without a branch. */
 CC_HD int
-cc_transfer_code (float v, const float *midpoints, const uint16_t *guess)
+cc_transfer_code_single (float v, const CcTransferStep *steps, int buckets)
+{
+  const CcTransferStep s = steps[(int) (cc_clamp01f (v) * (float) buckets)];
+
+  return s.code + (cc_clamp01f (v) >= s.threshold);
+}
+
+/* Any curve: the answer lies between v's bucket's code and the next one's;
+ * a binary search takes the steep ends, where buckets hold several
+ * midpoints.  NaN goes to 0, as when clamping. */
+CC_HD int
+cc_transfer_code (float v, const float *midpoints, const CcTransferStep *steps, int buckets)
 {
   int b, lo, hi;
 
   v = cc_clamp01f (v);
-  b = (int) (v * (float) CC_TRANSFER_BUCKETS);
-  lo = guess[b];
-  hi = guess[b + 1];
+  b = (int) (v * (float) buckets);
+  lo = steps[b].code;
+  hi = steps[b + 1].code;
+  if (hi - lo <= 1)
+    return lo + (v >= steps[b].threshold);
   while (lo < hi)
     {
       const int mid = (lo + hi) >> 1;

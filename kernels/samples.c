@@ -84,42 +84,78 @@ curve_of (const CcTransfer *t, int c)
   return t->curves == 1 ? 0 : c;
 }
 
-/* Written once for both integer types; every channel's loop is a plain
- * one, alpha's included, so that a row costs a look-up a colour sample. */
-#define TRANSFER_ROWS(T, SCALE, TO_INT)                                           \
+/* Written once for both integer types and, through an inlined body with
+ * constant channel counts, for each layout: one pass over the pixels, a
+ * look-up a colour sample, no test a sample of which channel it is. */
+#define ENCODE(T, C, COLOUR) \
+  encode_pixels_##T (in, t, steps, mid, C, COLOUR, count / (C), out)
+#define TRANSFER_ROWS(T, SCALE, TO_INT)                                               \
+  static inline __attribute__ ((always_inline)) void                              \
+  decode_pixels_##T (const T *in, const float *const *lut, int C, int colour,      \
+                     int64_t pixels, float *out)                                  \
+  {                                                                               \
+    for (int64_t p = 0; p < pixels; p++, in += C, out += C)                       \
+      for (int c = 0; c < C; c++)                                                 \
+        out[c] = c < colour ? lut[c][in[c]] : in[c] * (SCALE);                    \
+  }                                                                               \
+                                                                                  \
   static void                                                                     \
   decode_##T (const T *in, const CcTransfer *t, int C, int colour, int64_t count,  \
               float *out)                                                         \
   {                                                                               \
-    for (int c = 0; c < C; c++)                                                   \
-      {                                                                           \
-        const float *lut = t->to_linear + (size_t) curve_of (t, c) * t->codes;    \
+    const float *lut[4];                                                          \
                                                                                   \
-        if (c < colour)                                                           \
-          for (int64_t i = c; i < count; i += C)                                  \
-            out[i] = lut[in[i]];                                                  \
-        else                                                                      \
-          for (int64_t i = c; i < count; i += C)                                  \
-            out[i] = in[i] * (SCALE);                                             \
+    for (int c = 0; c < C; c++)                                                   \
+      lut[c] = t->to_linear + (size_t) curve_of (t, c < colour ? c : 0) * t->codes; \
+    switch (C * 8 + colour)                                                       \
+      {                                                                           \
+      case 4 * 8 + 3: decode_pixels_##T (in, lut, 4, 3, count / 4, out); break;   \
+      case 4 * 8 + 4: decode_pixels_##T (in, lut, 4, 4, count / 4, out); break;   \
+      case 3 * 8 + 3: decode_pixels_##T (in, lut, 3, 3, count / 3, out); break;   \
+      case 2 * 8 + 1: decode_pixels_##T (in, lut, 2, 1, count / 2, out); break;   \
+      default: decode_pixels_##T (in, lut, C, colour, count / C, out); break;     \
       }                                                                           \
+  }                                                                               \
+                                                                                  \
+  static inline __attribute__ ((always_inline)) void                              \
+  encode_pixels_##T (const float *in, const CcTransfer *t,                        \
+                     const CcTransferStep *const *steps, const float *const *mid, \
+                     int C, int colour, int64_t pixels, T *out)                   \
+  {                                                                               \
+    if (t->single)                                                                \
+      for (int64_t p = 0; p < pixels; p++, in += C, out += C)                     \
+        for (int c = 0; c < C; c++)                                               \
+          out[c] = c < colour ? (T) cc_transfer_code_single (in[c], steps[c],     \
+                                                             t->buckets)          \
+                              : TO_INT (in[c]);                                   \
+    else                                                                          \
+      for (int64_t p = 0; p < pixels; p++, in += C, out += C)                     \
+        for (int c = 0; c < C; c++)                                               \
+          out[c] = c < colour ? (T) cc_transfer_code (in[c], mid[c], steps[c],    \
+                                                      t->buckets)                 \
+                              : TO_INT (in[c]);                                   \
   }                                                                               \
                                                                                   \
   static void                                                                     \
   encode_##T (const float *in, const CcTransfer *t, int C, int colour,            \
               int64_t count, T *out)                                              \
   {                                                                               \
+    const CcTransferStep *steps[4];                                               \
+    const float *mid[4];                                                          \
+                                                                                  \
     for (int c = 0; c < C; c++)                                                   \
       {                                                                           \
-        const int k = curve_of (t, c);                                            \
-        const float *mid = t->midpoints + (size_t) k * t->codes;                  \
-        const uint16_t *guess = t->guess + (size_t) k * CC_TRANSFER_GUESSES;      \
-                                                                                  \
-        if (c < colour)                                                           \
-          for (int64_t i = c; i < count; i += C)                                  \
-            out[i] = (T) cc_transfer_code (in[i], mid, guess);                    \
-        else                                                                      \
-          for (int64_t i = c; i < count; i += C)                                  \
-            out[i] = TO_INT (in[i]);                                              \
+        const int k = curve_of (t, c < colour ? c : 0);                           \
+        steps[c] = t->steps + (size_t) k * (t->buckets + 2);                      \
+        mid[c] = t->midpoints + (size_t) k * t->codes;                            \
+      }                                                                           \
+    switch (C * 8 + colour)                                                       \
+      {                                                                           \
+      case 4 * 8 + 3: ENCODE (T, 4, 3); break;                                    \
+      case 4 * 8 + 4: ENCODE (T, 4, 4); break;                                    \
+      case 3 * 8 + 3: ENCODE (T, 3, 3); break;                                    \
+      case 2 * 8 + 1: ENCODE (T, 2, 1); break;                                    \
+      default: ENCODE (T, C, colour); break;                                      \
       }                                                                           \
   }
 

@@ -317,10 +317,12 @@ dev_transfer (struct _CcGpu *g, const CcJob *job)
   const CcTransfer *t = job->transfer;
   DevTransfer d;
 
-  d.to_linear = (const float *) g->transfer;
+  d.steps = (const CcTransferStep *) g->transfer;
+  d.to_linear = (const float *) (d.steps + (size_t) t->curves * (t->buckets + 2));
   d.midpoints = d.to_linear + (size_t) t->curves * t->codes;
-  d.guess = (const uint16_t *) (d.midpoints + (size_t) t->curves * t->codes);
   d.codes = t->codes;
+  d.buckets = t->buckets;
+  d.single = t->single;
   d.curves = t->curves;
   d.colour = job->colour;
   return d;
@@ -345,7 +347,7 @@ upload_transfer (struct _CcGpu *g, const CcTransfer *t)
         return err;
       g->transfer_bytes = t->bytes;
     }
-  if ((err = cudaMemcpyAsync (g->transfer, t->to_linear, t->bytes, cudaMemcpyHostToDevice,
+  if ((err = cudaMemcpyAsync (g->transfer, t->steps, t->bytes, cudaMemcpyHostToDevice,
                               g->stream)) != cudaSuccess)
     return err;
   g->transfer_serial = t->serial;

@@ -22,22 +22,27 @@ codes_of (CcType type)
   return type == CC_TYPE_U8 ? 256 : type == CC_TYPE_U16 ? 65536 : 0;
 }
 
-/* guess[b]: the midpoints at or below b / CC_TRANSFER_BUCKETS, the last
- * entry past 1 (every midpoint). */
-static void
-fill_guess (const float *mid, int n, uint16_t *guess)
+/* Step b: the midpoints at or below b / buckets and the one above them
+ * ('mid' has n of them, then +inf); the last step is past 1.  Returns
+ * whether every bucket holds at most one midpoint. */
+static bool
+fill_steps (const float *mid, int n, int buckets, CcTransferStep *steps)
 {
+  bool single = true;
   int k = 0;
 
-  for (int b = 0; b <= CC_TRANSFER_BUCKETS; b++)
+  for (int b = 0; b <= buckets + 1; b++)
     {
-      const float edge = (float) b / (float) CC_TRANSFER_BUCKETS;
+      const float edge = b <= buckets ? (float) b / (float) buckets : INFINITY;
 
       while (k < n && mid[k] <= edge)
         k++;
-      guess[b] = (uint16_t) k;
+      steps[b].code = k;
+      steps[b].threshold = mid[k];
+      if (b > 0 && b <= buckets && steps[b].code - steps[b - 1].code > 1)
+        single = false;
     }
-  guess[CC_TRANSFER_BUCKETS + 1] = (uint16_t) n;
+  return single;
 }
 
 CcTransfer *
@@ -45,6 +50,7 @@ cc_transfer_new (CcType type, int curves, const float *to_linear, const float *m
                  char *message, size_t size)
 {
   const int codes = codes_of (type);
+  const int buckets = codes == 256 ? 4096 : 65536;
   CcTransfer *t;
   size_t bytes;
   char *block;
@@ -81,7 +87,7 @@ cc_transfer_new (CcType type, int curves, const float *to_linear, const float *m
     }
 
   bytes = (size_t) curves * (2 * codes * sizeof (float) +
-                             CC_TRANSFER_GUESSES * sizeof (uint16_t));
+                             (buckets + 2) * sizeof (CcTransferStep));
   t = calloc (1, sizeof *t);
   block = malloc (bytes);
   if (!t || !block)
@@ -95,9 +101,11 @@ cc_transfer_new (CcType type, int curves, const float *to_linear, const float *m
   t->type = type;
   t->codes = codes;
   t->curves = curves;
-  t->to_linear = (float *) block;
+  t->buckets = buckets;
+  t->single = true;
+  t->steps = (CcTransferStep *) block;
+  t->to_linear = (float *) (t->steps + (size_t) curves * (buckets + 2));
   t->midpoints = t->to_linear + (size_t) curves * codes;
-  t->guess = (uint16_t *) (t->midpoints + (size_t) curves * codes);
   t->serial = atomic_fetch_add (&next_serial, 1);
   memcpy (t->to_linear, to_linear, sizeof (float) * curves * codes);
   for (int k = 0; k < curves; k++)
@@ -105,8 +113,8 @@ cc_transfer_new (CcType type, int curves, const float *to_linear, const float *m
       float *mid = t->midpoints + (size_t) k * codes;
 
       memcpy (mid, midpoints + (size_t) k * (codes - 1), sizeof (float) * (codes - 1));
-      mid[codes - 1] = mid[codes - 2];
-      fill_guess (mid, codes - 1, t->guess + (size_t) k * CC_TRANSFER_GUESSES);
+      mid[codes - 1] = INFINITY;
+      t->single &= fill_steps (mid, codes - 1, buckets, t->steps + (size_t) k * (buckets + 2));
     }
   return t;
 }
@@ -148,7 +156,7 @@ void
 cc_transfer_free (CcTransfer *t)
 {
   if (t)
-    free (t->to_linear);
+    free (t->steps);
   free (t);
 }
 
@@ -172,5 +180,5 @@ cc_transfer_encode (const CcTransfer *t, int c, double linear)
   const int k = t->curves == 1 ? 0 : c;
 
   return (unsigned) cc_transfer_code ((float) linear, t->midpoints + (size_t) k * t->codes,
-                                      t->guess + (size_t) k * CC_TRANSFER_GUESSES);
+                                      t->steps + (size_t) k * (t->buckets + 2), t->buckets);
 }
