@@ -2,11 +2,12 @@
 # through Gimp.DrawableFilter, merged, against plug-in-cuda-convolve on a
 # copy of the same layer.  Images that look like photographs (smooth
 # gradients, deep shadows, noise, hard edges); RGB, gray and RGBA (alpha
-# weighting off on both); 8- and 16-bit perceptual and float linear; 3x3
-# and 5x5 masks, random and classic, with and without normalize; every
+# weighting off on both); 8-, 16- and 32-bit perceptual and float linear;
+# 3x3 and 5x5 masks, random and classic, with and without normalize; every
 # border both have; ours with its defaults and with linear TRUE said
-# explicitly.  Integer results agree within one step of the drawable's
-# encoding, float ones within the engine's float bound.
+# explicitly.  8- and 16-bit results agree within one step of the
+# drawable's encoding, 32-bit and float ones within the engine's float
+# bound.
 # Run by tests/test-gimp.sh inside gimp-console-3.0 (python-fu-eval).
 #
 # SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
@@ -25,6 +26,7 @@ BORDERS = {"zero": "none", "extend": "clamp", "wrap": "loop", "black": "black",
 PRECISIONS = {  # name -> (precision, sample type, babl model prefix)
     "u8": (Gimp.Precision.U8_NON_LINEAR, "u8", "'"),
     "u16": (Gimp.Precision.U16_NON_LINEAR, "u16", "'"),
+    "u32": (Gimp.Precision.U32_NON_LINEAR, "u32", "'"),
     "float": (Gimp.Precision.FLOAT_LINEAR, "float", ""),
 }
 
@@ -110,15 +112,16 @@ def builtin(layer, mw, mh, m, divisor, offset, normalize, border, alpha_weight):
 
 
 def agree(got, want, precision, what):
-    """Integers within one step of the encoding; floats within the
-    engine's float bound, relative to the value."""
+    """8- and 16-bit within one step of the encoding; float, and 32-bit
+    integers (both filters compute in float, far coarser than 2^-32),
+    within the engine's float bound, relative to the value."""
     worst, where, samples = 0.0, None, 0
     for y, row in enumerate(want):
         for x, p in enumerate(row):
             for c, v in enumerate(p):
                 samples += 1
                 g = got[y][x][c]
-                if precision == "float":
+                if precision in ("float", "u32"):
                     e = abs(g - v) / (2e-5 * max(1.0, abs(v)))
                 else:
                     e = round(abs(g - v) * TYPES[PRECISIONS[precision][1]][2])
