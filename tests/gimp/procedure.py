@@ -201,6 +201,38 @@ def test_linear():
           "linear light mixes brighter than perceptual: %.3f vs %.3f" % tuple(results[::-1]))
 
 
+def test_channels():
+    """A colour channel that is off keeps its values; gray is convolved
+    unless all three are off."""
+    m = [1, 2, 1, 2, 4, 2, 1, 2, 1]
+    image, layer, px = new_image(11, 9, "RGBA", "u8")
+    before = px.read()
+    status, _ = run(image, [layer], matrix=m, divisor=16, linear=False, red=False,
+                    blue=False)
+    want = reference.convolve(before, m, 3, 3, 16, 0.0, "extend", True, True)
+    got = px.read()
+    check(status == Gimp.PDBStatusType.SUCCESS and
+          all(got[y][x][c] == before[y][x][c] for y in range(9) for x in range(11)
+              for c in (0, 2)), "red and blue off: their values are kept exactly")
+    compare([[[p[1], p[3]] for p in row] for row in got],
+            [[[p[1], p[3]] for p in row] for row in want], tolerance("u8", m, 16),
+            "red and blue off: green and alpha convolved")
+    image.delete()
+    for flags, convolved in (((False, False, False), False), ((False, False, True), True)):
+        image, layer, px = new_image(11, 9, "Y", "u8")
+        before = px.read()
+        red, green, blue = flags
+        run(image, [layer], matrix=m, divisor=16, linear=False, red=red, green=green,
+            blue=blue)
+        what = "gray with red %s, green %s, blue %s" % flags
+        if convolved:
+            compare(px.read(), reference.convolve(before, m, 3, 3, 16),
+                    tolerance("u8", m, 16), what + ": convolved")
+        else:
+            check(px.read() == before, what + ": unchanged")
+        image.delete()
+
+
 def test_errors():
     image, layer, px = new_image(9, 7)
     raw = px.raw()
@@ -259,7 +291,7 @@ def test_errors():
 
 
 for test in (test_presets, test_matrices, test_precisions, test_native_rounding,
-             test_selection, test_layers, test_linear, test_errors):
+             test_selection, test_layers, test_linear, test_channels, test_errors):
     test()
 
 summary("GIMP Python")
