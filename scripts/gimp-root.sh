@@ -13,31 +13,35 @@ PACKAGES="gimp libgimp-3.0-dev gcc g++ make autoconf automake pkg-config
           python3-gi gir1.2-gimp-3.0 xvfb xauth imagemagick x11-utils xdotool
           ca-certificates"
 
-mirror ()
+# What provisioning prints (debootstrap's and apt's progress) goes to a log
+# beside the root; a user sees one line, and the log's end if it fails.
+# Each step checks itself: 'set -e' does not hold inside an 'if'.
+provision_root ()
 {
-  # The host's own Debian mirror, so a machine behind a local mirror works.
-  m=$(grep -hs -m1 '^URIs:.*/debian$' /etc/apt/sources.list.d/*.sources | awk '{print $2}')
-  [ -n "$m" ] || m=$(grep -hs -m1 '^deb .*/debian ' /etc/apt/sources.list | awk '{print $2}')
-  echo "${m:-http://deb.debian.org/debian}"
+  rm -rf "$ROOT.tmp" && mkdir -p "$ROOT.tmp" &&
+    debootstrap --variant=minbase trixie "$ROOT.tmp" &&
+    cp /etc/resolv.conf "$ROOT.tmp/etc/resolv.conf" &&
+    mount -t proc proc "$ROOT.tmp/proc" || return 1
+  chroot "$ROOT.tmp" sh -c "apt-get update &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(echo $PACKAGES)"
+  status=$?
+  umount "$ROOT.tmp/proc"
+  [ $status = 0 ] && mv "$ROOT.tmp" "$ROOT"
 }
 
 provision ()
 {
   [ -x "$ROOT/usr/bin/gimp-console-3.0" ] && return 0
   command -v debootstrap >/dev/null ||
-    { apt-get update -qq && apt-get install -y -qq debootstrap >/dev/null; }
-  rm -rf "$ROOT.tmp"
-  mkdir -p "$ROOT.tmp"
-  echo "gimp-root: debootstrap trixie into $ROOT (about 2 minutes, once)" >&2
-  debootstrap --variant=minbase trixie "$ROOT.tmp" "$(mirror)" >/dev/null
-  cp /etc/resolv.conf "$ROOT.tmp/etc/resolv.conf"
-  mount -t proc proc "$ROOT.tmp/proc"
-  trap 'umount "$ROOT.tmp/proc"' EXIT
-  chroot "$ROOT.tmp" sh -c "apt-get update -qq &&
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(echo $PACKAGES) >/dev/null"
-  umount "$ROOT.tmp/proc"
-  trap - EXIT
-  mv "$ROOT.tmp" "$ROOT"
+    { apt-get update -qq && apt-get install -y -qq debootstrap >/dev/null 2>&1; }
+  mkdir -p "$(dirname "$ROOT")"
+  log="$ROOT.log"
+  echo "gimp-root: installing GIMP 3 in a Debian 13 root, $ROOT (about two minutes, once)" >&2
+  if ! (provision_root) >"$log" 2>&1; then
+    echo "gimp-root: that failed; the end of $log:" >&2
+    tail -20 "$log" >&2
+    exit 1
+  fi
 }
 
 run ()

@@ -7,12 +7,20 @@ set -eu
 [ "$(id -u)" = 0 ] || { echo "setup: run as root (it installs packages)" >&2; exit 1; }
 export DEBIAN_FRONTEND=noninteractive
 
-apt_install ()
+# apt's and debconf's chatter goes to a log; its end shows if a step fails.
+log=${TMPDIR:-/tmp}/gimp-cuda-convolve-setup.log
+: >"$log"
+quietly ()
 {
-  apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  "$@" >>"$log" 2>&1 || { echo "setup: '$*' failed; the end of $log:" >&2; tail -20 "$log" >&2; exit 1; }
 }
 
-apt-get update -qq >/dev/null
+apt_install ()
+{
+  quietly apt-get install -y -qq --no-install-recommends "$@"
+}
+
+quietly apt-get update -qq
 # The engine's sanitizer and fuzzing builds run natively: clang with
 # libFuzzer, GLib for the preset parser.
 apt_install autoconf automake make gcc g++ pkg-config ca-certificates \
