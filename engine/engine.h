@@ -115,12 +115,12 @@ double   cc_now_ms (void);
 /* Reports progress and polls for cancel; true when the caller cancelled. */
 bool     cc_job_tick (const CcJob *job, double fraction);
 
-/* The CPU path (convolve-cpu.c); a rank-1 mask of this size runs there as
+/* The CPU path (cpu.c); a rank-1 mask of this size runs there as
  * a column pass and a row pass. */
 CcStatus cc_cpu_run (CcContext *ctx, const CcJob *job, CcResult *result);
 bool     cc_cpu_two_passes_pay (int width, int height);
 
-/* The GPU back end (convolve-cuda.cu, or convolve-nocuda.c without CUDA). */
+/* The GPU back end (kernels/convolve-cuda.cu, or no-cuda.c without CUDA). */
 struct _CcGpu *cc_gpu_new        (void);
 void           cc_gpu_free       (struct _CcGpu *gpu);
 CcStatus       cc_gpu_status     (struct _CcGpu *gpu, char *message, size_t size);
