@@ -521,7 +521,7 @@ cc_method_check (CcContext *ctx, CcMethod method, const CcMask *mask, int channe
  * that work passes 120 taps (11x11 and up: below, register's one pass
  * beats separable's two, on 1, 3 and 4 channels alike); register while it
  * stays within a 31x31 mask's, where it beats fft (about 3 ms for
- * 4096x4096 RGBA whatever the mask); fft beyond; the seed methods where
+ * 4096x4096 RGBA whatever the mask); fft beyond; the textbook methods where
  * nothing faster can take the mask (register's tile must fit in shared
  * memory). */
 static CcMethod

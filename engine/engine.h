@@ -120,7 +120,7 @@ bool     cc_job_tick (const CcJob *job, double fraction);
 CcStatus cc_cpu_run (CcContext *ctx, const CcJob *job, CcResult *result);
 bool     cc_cpu_two_passes_pay (int width, int height);
 
-/* The GPU back end (kernels/convolve-cuda.cu, or no-cuda.c without CUDA). */
+/* The GPU back end (kernels/device.cu, or no-cuda.c without CUDA). */
 struct _CcGpu *cc_gpu_new        (void);
 void           cc_gpu_free       (struct _CcGpu *gpu);
 CcStatus       cc_gpu_status     (struct _CcGpu *gpu, char *message, size_t size);

@@ -117,7 +117,7 @@ global_row (const ConvArgs &a, int y)
 }
 
 /* One output pixel, all channels, at source position (x, y): the loop every
- * seed method shares; they differ in where taps and rows come from
+ * textbook method shares; they differ in where taps and rows come from
  * ('source.row (y)' gives an accessor of that row's pixels).  Alpha, when
  * there is one, is the last channel. */
 template <int C, class Taps, class Source>
@@ -179,21 +179,22 @@ conv_pixel (const ConvArgs &a, const Taps &taps, const Source &source, int x, in
     }
 }
 
-/* seed-kernels.cu: basic, constant, tiled and caching, each taking 1D masks
- * with a 1D block (after seed 000) and 2D masks with a 2D block (seeds 001
- * and 004).  Methods other than basic read the mask from __constant__
- * memory, one per device, so a caller holds cc_seed_constant_lock from
- * cc_seed_set_mask until its last launch has finished. */
-extern pthread_mutex_t cc_seed_constant_lock;
-cudaError_t cc_seed_set_mask      (const float *mask, int count, cudaStream_t stream);
-size_t      cc_seed_shared_bytes  (CcMethod method, int mask_width, int mask_height,
-                                   int channels);
-cudaError_t cc_seed_launch        (CcMethod method, const ConvArgs &args,
-                                   cudaStream_t stream);
+/* textbook-kernels.cu: basic, constant, tiled and caching, each taking 1D
+ * masks with a 1D block and 2D masks with a 2D block.  Methods other than
+ * basic read the mask from __constant__ memory, one per device, so a caller
+ * holds cc_textbook_constant_lock from cc_textbook_set_mask until its last
+ * launch has finished. */
+extern pthread_mutex_t cc_textbook_constant_lock;
+cudaError_t cc_textbook_set_mask     (const float *mask, int count, cudaStream_t stream);
+size_t      cc_textbook_shared_bytes (CcMethod method, int mask_width, int mask_height,
+                                      int channels);
+cudaError_t cc_textbook_launch       (CcMethod method, const ConvArgs &args,
+                                      cudaStream_t stream);
 
 /* register-kernels.cu: the register method's kernels, for masks up to
  * 127 wide (widths rounded up to cc_mask_width_class).  The mask goes to
- * __constant__ memory: hold cc_seed_constant_lock as for the seed methods. */
+ * __constant__ memory: hold cc_textbook_constant_lock as for the textbook
+ * methods. */
 size_t      cc_register_shared_bytes (int mask_width, int mask_height, int channels,
                                       bool weighted);
 cudaError_t cc_register_set_mask     (const float *mask, int width, int height,

@@ -1,5 +1,5 @@
-/* The GPU back end's state, shared by its services (convolve-cuda.cu) and
- * the run of a job (strips.cu).  Internal to kernels/.
+/* The GPU back end's state, shared by its services (device.cu) and the
+ * run of a job (scheduler.cu).  Internal to kernels/.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */

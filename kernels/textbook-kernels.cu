@@ -1,8 +1,10 @@
-/* The four methods of the seed articles: basic (all reads from global
- * memory), constant (mask in __constant__ memory), tiled (input tile and halo
- * in shared memory) and caching (the block's own pixels in shared memory, the
- * halo read through L2).  Each kernel takes a 1D mask with a 1D block, as in
- * seed 000, and a 2D mask with a 2D block, as in seeds 001 and 004; border
+/* The four textbook methods, as the CUDA convolution tutorials teach them
+ * (the "Parallel Patterns: Convolution" chapter of Kirk and Hwu's
+ * Programming Massively Parallel Processors and its many write-ups): basic
+ * (all reads from global memory), constant (mask in __constant__ memory),
+ * tiled (input tile and halo in shared memory) and caching (the block's own
+ * pixels in shared memory, the halo read through L2).  Each kernel takes a
+ * 1D mask with a 1D block and a 2D mask with a 2D block, as they do; border
  * mode and clamping are run-time arguments, so each method is one kernel.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
@@ -13,7 +15,7 @@
 
 __constant__ float c_mask[CC_MASK_MAX * CC_MASK_MAX];
 
-pthread_mutex_t cc_seed_constant_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t cc_textbook_constant_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct GlobalTaps
 {
@@ -207,14 +209,14 @@ block_for (int mask_width, int mask_height)
 }
 
 cudaError_t
-cc_seed_set_mask (const float *mask, int count, cudaStream_t stream)
+cc_textbook_set_mask (const float *mask, int count, cudaStream_t stream)
 {
   return cudaMemcpyToSymbolAsync (c_mask, mask, sizeof (float) * count, 0,
                                   cudaMemcpyHostToDevice, stream);
 }
 
 size_t
-cc_seed_shared_bytes (CcMethod method, int mask_width, int mask_height, int channels)
+cc_textbook_shared_bytes (CcMethod method, int mask_width, int mask_height, int channels)
 {
   dim3 b = block_for (mask_width, mask_height);
 
@@ -232,7 +234,7 @@ launch (CcMethod method, const ConvArgs &a, cudaStream_t stream)
   dim3 block = block_for (a.mask_width, a.mask_height);
   unsigned rows = (a.dst.height + block.y - 1) / block.y;
   dim3 grid ((a.dst.width + block.x - 1) / block.x, rows < 65535 ? rows : 65535);
-  size_t shared = cc_seed_shared_bytes (method, a.mask_width, a.mask_height, C);
+  size_t shared = cc_textbook_shared_bytes (method, a.mask_width, a.mask_height, C);
   cudaError_t err;
 
   switch (method)
@@ -261,7 +263,7 @@ launch (CcMethod method, const ConvArgs &a, cudaStream_t stream)
 }
 
 cudaError_t
-cc_seed_launch (CcMethod method, const ConvArgs &a, cudaStream_t stream)
+cc_textbook_launch (CcMethod method, const ConvArgs &a, cudaStream_t stream)
 {
   switch (a.channels)
     {

@@ -1,6 +1,6 @@
 /* The GPU back end's services: CUDA start-up (on a helper thread), what a
  * method can take, device and page-locked host memory.  A job's run is in
- * strips.cu.
+ * scheduler.cu.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -222,7 +222,7 @@ cc_gpu_check (struct _CcGpu *g, CcMethod method, const CcJob *job, char *message
     case CC_METHOD_CONSTANT:
     case CC_METHOD_TILED:
     case CC_METHOD_CACHING:
-      shared = cc_seed_shared_bytes (method, w, h, C);
+      shared = cc_textbook_shared_bytes (method, w, h, C);
       break;
     case CC_METHOD_REGISTER:
       if (!cc_mask_width_class (w))

@@ -1,4 +1,5 @@
-/* The run of one job on the GPU, in strips: each strip's rows are gathered
+/* The scheduler: the run of one job on the GPU, in strips, the only place
+ * that queues GPU work: each strip's rows are gathered
  * onto the device with the vertical border resolved (staged through
  * page-locked memory when the caller's is pageable), converted to float,
  * convolved, converted back and copied out, with up to LANES strips in
@@ -305,7 +306,7 @@ launch (struct _CcGpu *g, CcMethod method, const CcJob *job, const ConvArgs &a, 
         return cudaErrorMemoryAllocation;
       return cc_fft_launch (g->fft, a, job->mask, planes, stream);
     default:
-      return cc_seed_launch (method, a, stream);
+      return cc_textbook_launch (method, a, stream);
     }
 }
 
@@ -619,13 +620,13 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
   a = conv_args (g, job);
 
   if (constant)
-    pthread_mutex_lock (&cc_seed_constant_lock);
+    pthread_mutex_lock (&cc_textbook_constant_lock);
   if (method == CC_METHOD_REGISTER)
     err = cc_register_set_mask (job->mask, job->mask_width, job->mask_height, g->stream);
   else if (method == CC_METHOD_SEPARABLE || method == CC_METHOD_FFT)
     err = cudaSuccess;   /* each pass sets its own; fft keeps the spectrum */
   else if (constant)
-    err = cc_seed_set_mask (job->mask, taps, g->stream);
+    err = cc_textbook_set_mask (job->mask, taps, g->stream);
   else
     err = cudaMemcpyAsync (g->mask, job->mask, sizeof (float) * taps,
                            cudaMemcpyHostToDevice, g->stream);
@@ -662,6 +663,6 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
   else if (status == CC_OK)
     cc_job_tick (job, 1.0);
   if (constant)
-    pthread_mutex_unlock (&cc_seed_constant_lock);   /* every lane is finished */
+    pthread_mutex_unlock (&cc_textbook_constant_lock);   /* every lane is finished */
   return status;
 }
