@@ -5,8 +5,6 @@
  */
 #include "config.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,14 +121,6 @@ cc_fail (CcResult *result, CcStatus status, const char *format, ...)
   return status;
 }
 
-bool
-cc_fault (const char *what)
-{
-  const char *env = getenv ("CUDA_CONVOLVE_FAULT");
-
-  return env && strcmp (env, what) == 0;
-}
-
 double
 cc_now_ms (void)
 {
@@ -207,51 +197,24 @@ cc_mask_normalize (CcMask *mask)
     }
 }
 
-/* Parses "123", "4K", "512M", "4G". */
-static uint64_t
-parse_bytes (const char *s)
-{
-  char *end;
-  double v;
-
-  errno = 0;
-  v = strtod (s, &end);
-  if (errno || end == s || v < 0)
-    return 0;
-  switch (toupper ((unsigned char) *end))
-    {
-    case 'K': v *= 1024.0; break;
-    case 'M': v *= 1024.0 * 1024.0; break;
-    case 'G': v *= 1024.0 * 1024.0 * 1024.0; break;
-    default: break;
-    }
-  return v >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t) v;
-}
-
 CcContext *
 cc_context_new (void)
 {
   CcContext *ctx = calloc (1, sizeof *ctx);
-  const char *env;
+  CcEnv env;
   long n;
 
   if (!ctx)
     return NULL;
   pthread_mutex_init (&ctx->lock, NULL);
+  cc_env_read (&env);
 
-  n = sysconf (_SC_NPROCESSORS_ONLN);
-  env = getenv ("CUDA_CONVOLVE_THREADS");
-  if (env && atoi (env) > 0)
-    n = atoi (env);
+  n = env.threads ? env.threads : sysconf (_SC_NPROCESSORS_ONLN);
   ctx->threads = n < 1 ? 1 : n > 256 ? 256 : (int) n;
   snprintf (ctx->cpu_name, sizeof ctx->cpu_name, "CPU (%d thread%s)",
             ctx->threads, ctx->threads == 1 ? "" : "s");
-
-  env = getenv ("CUDA_CONVOLVE_DEVICE_BUDGET");
-  if (env)
-    ctx->budget = parse_bytes (env);
-
-  ctx->gpu = cc_gpu_new ();
+  ctx->budget = env.device_budget;
+  ctx->gpu = cc_gpu_new (&env);
   return ctx;
 }
 

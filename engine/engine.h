@@ -96,6 +96,19 @@ int      cc_mask_separate (const double *mask, int width, int height, int max_te
  * 31, 63 or 127), or 0 beyond: it sizes that method's work. */
 int      cc_mask_width_class (int width);
 
+/* The engine's environment variables (env.c, the one place that reads
+ * them), as a context takes them at its creation. */
+typedef struct
+{
+  int         threads;        /* CUDA_CONVOLVE_THREADS: CPU threads; 0: one a core */
+  uint64_t    device_budget;  /* CUDA_CONVOLVE_DEVICE_BUDGET: bytes; 0: free memory */
+  bool        no_gpu;         /* CUDA_CONVOLVE_NO_GPU set (not "0"): the CPU only */
+  bool        pipeline;       /* CUDA_CONVOLVE_PIPELINE=0 turns lanes and staging off */
+  const char *cufft;          /* CUDA_CONVOLVE_CUFFT: cuFFT's path, or NULL */
+} CcEnv;
+
+void     cc_env_read (CcEnv *env);
+
 /* Fault injection for tests: CUDA_CONVOLVE_FAULT names what fails, "alloc"
  * (the GPU's memory), "launch" (a kernel) or "cpu" (the CPU path's memory). */
 bool     cc_fault (const char *what);
@@ -121,7 +134,7 @@ CcStatus cc_cpu_run (CcContext *ctx, const CcJob *job, CcResult *result);
 bool     cc_cpu_two_passes_pay (int width, int height);
 
 /* The GPU back end (kernels/device.cu, or no-cuda.c without CUDA). */
-struct _CcGpu *cc_gpu_new        (void);
+struct _CcGpu *cc_gpu_new        (const CcEnv *env);
 void           cc_gpu_free       (struct _CcGpu *gpu);
 CcStatus       cc_gpu_status     (struct _CcGpu *gpu, char *message, size_t size);
 const char    *cc_gpu_name       (struct _CcGpu *gpu);

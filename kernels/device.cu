@@ -45,14 +45,12 @@ static void *
 gpu_start (void *data)
 {
   struct _CcGpu *g = (struct _CcGpu *) data;
-  const char *off = getenv ("CUDA_CONVOLVE_NO_GPU");
-  const char *pipeline = getenv ("CUDA_CONVOLVE_PIPELINE");
   int driver = 0, count = 0;
   cudaDeviceProp prop;
   cudaError_t err;
   void *lib;
 
-  if (off && *off && strcmp (off, "0") != 0)
+  if (g->no_gpu)
     {
       cc_gpu_set_status (g, CC_ERROR_NO_GPU, "GPU use is turned off (CUDA_CONVOLVE_NO_GPU is set)");
       return NULL;
@@ -85,8 +83,6 @@ gpu_start (void *data)
       return NULL;
     }
   g->device = 0;
-  /* Off: one strip where the image fits, the driver's own copies. */
-  g->pipeline = !(pipeline && strcmp (pipeline, "0") == 0);
   if ((err = cudaSetDevice (g->device)) != cudaSuccess ||
       (err = cudaGetDeviceProperties (&prop, g->device)) != cudaSuccess ||
       /* A blocking stream: it waits for what callers queued on the legacy
@@ -124,12 +120,15 @@ gpu_start (void *data)
 }
 
 extern "C" struct _CcGpu *
-cc_gpu_new (void)
+cc_gpu_new (const CcEnv *env)
 {
   struct _CcGpu *g = (struct _CcGpu *) calloc (1, sizeof *g);
 
   if (!g)
     return NULL;
+  g->no_gpu = env->no_gpu;
+  /* Off: one strip where the image fits, the driver's own copies. */
+  g->pipeline = env->pipeline;
   pthread_mutex_init (&g->lock, NULL);
   cc_gpu_set_status (g, CC_ERROR_GPU, "GPU start-up did not run");
   if (pthread_create (&g->thread, NULL, gpu_start, g) != 0)

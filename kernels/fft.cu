@@ -39,11 +39,13 @@ static struct
 static void
 load_cufft (void)
 {
-  const char *env = getenv ("CUDA_CONVOLVE_CUFFT");
-  const char *names[] = { env, "libcufft.so.12", CUDA_LIB_DIR "/libcufft.so.12",
+  CcEnv env;
+  const char *names[] = { NULL, "libcufft.so.12", CUDA_LIB_DIR "/libcufft.so.12",
                           "/usr/local/cuda/lib64/libcufft.so.12", "libcufft.so" };
   void *lib = NULL;
 
+  cc_env_read (&env);
+  names[0] = env.cufft;
   for (size_t i = 0; i < sizeof names / sizeof names[0] && !lib; i++)
     if (names[i] && *names[i])
       lib = dlopen (names[i], RTLD_NOW | RTLD_LOCAL);

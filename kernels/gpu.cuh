@@ -42,6 +42,7 @@ struct _CcGpu
   cudaStream_t    stream;         /* the mask's uploads and device copies */
   Lane            lane[LANES];
   bool            pipeline;       /* lanes and staging; CUDA_CONVOLVE_PIPELINE=0: off */
+  bool            no_gpu;         /* CUDA_CONVOLVE_NO_GPU: start no GPU */
   float          *mask;           /* device copy for methods that read it there */
   unsigned       *claims;         /* the lanes' tile counters, LANE_CLAIMS apart */
   CcFftState     *fft;            /* plans and the mask's spectrum, once used */

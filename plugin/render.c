@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "render.h"
+#include "settings.h"
 
 /* The drawable's sample type, and whether its colour is perceptual codes
  * of 8 or 16 bits (R'G'B' or R~G~B~, gray alike), which linear light reads
@@ -321,18 +322,6 @@ render_compute (const RenderSource *src, const RenderSettings *s, CcContext *ctx
   return dst.data;
 }
 
-/* Host memory the bands in flight may take (two sources and a result), so
- * that layers of any size run in bounded memory; CUDA_CONVOLVE_HOST_BUDGET
- * (bytes) sets it. */
-static gsize
-band_budget (void)
-{
-  const gchar *env = g_getenv ("CUDA_CONVOLVE_HOST_BUDGET");
-  guint64 bytes = env ? g_ascii_strtoull (env, NULL, 10) : 0;
-
-  return bytes > 0 ? bytes : 256 << 20;
-}
-
 /* Bands of about this many bytes, so that reading one band, computing the
  * next and writing a third overlap. */
 #define BAND_BYTES (8 << 20)
@@ -451,7 +440,7 @@ render_drawable (GimpImage *image, GimpDrawable *drawable, const RenderSettings 
    * written while band k is computed. */
   source_columns (drawable, &all, s, &x, &width);
   row_bytes = (gsize) (width + all.width) * babl_format_get_bytes_per_pixel (format);
-  rows = (gint) MAX ((gint64) (band_budget () / 3 / row_bytes) - 2 * ry, 1);
+  rows = (gint) MAX ((gint64) (settings_host_budget () / 3 / row_bytes) - 2 * ry, 1);
   rows = MIN (rows, MAX ((gint) (BAND_BYTES / row_bytes), 64));
 
   gimp_progress_init ("CUDA convolution");

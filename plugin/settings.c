@@ -30,6 +30,15 @@ settings_shipped_preset_dir (void)
   return presets;
 }
 
+gsize
+settings_host_budget (void)
+{
+  const gchar *env = g_getenv ("CUDA_CONVOLVE_HOST_BUDGET");
+  guint64 bytes = env ? g_ascii_strtoull (env, NULL, 10) : 0;
+
+  return bytes > 0 ? bytes : 256 << 20;
+}
+
 gchar *
 settings_user_preset_dir (void)
 {

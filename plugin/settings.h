@@ -22,4 +22,10 @@ gboolean  settings_from_config         (GimpProcedureConfig *config,
 gchar    *settings_shipped_preset_dir  (void);
 gchar    *settings_user_preset_dir     (void);
 
+/* Host memory the plug-in's bands in flight may take (two sources and a
+ * result), so that layers of any size run in bounded memory; 256 MB, or
+ * CUDA_CONVOLVE_HOST_BUDGET (bytes).  The plug-in's environment is read
+ * here, the engine's in engine/env.c. */
+gsize     settings_host_budget         (void);
+
 #endif /* CC_SETTINGS_H */

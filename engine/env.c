@@ -1,0 +1,60 @@
+/* The engine's environment: every CUDA_CONVOLVE_* variable the engine
+ * reads is read here (docs: README.md, Limits and Tests).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+/* Parses "123", "4K", "512M", "4G". */
+static uint64_t
+parse_bytes (const char *s)
+{
+  char *end;
+  double v;
+
+  errno = 0;
+  v = strtod (s, &end);
+  if (errno || end == s || v < 0)
+    return 0;
+  switch (toupper ((unsigned char) *end))
+    {
+    case 'K': v *= 1024.0; break;
+    case 'M': v *= 1024.0 * 1024.0; break;
+    case 'G': v *= 1024.0 * 1024.0 * 1024.0; break;
+    default: break;
+    }
+  return v >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t) v;
+}
+
+void
+cc_env_read (CcEnv *env)
+{
+  const char *v;
+
+  memset (env, 0, sizeof *env);
+  if ((v = getenv ("CUDA_CONVOLVE_THREADS")) && atoi (v) > 0)
+    env->threads = atoi (v);
+  if ((v = getenv ("CUDA_CONVOLVE_DEVICE_BUDGET")))
+    env->device_budget = parse_bytes (v);
+  v = getenv ("CUDA_CONVOLVE_NO_GPU");
+  env->no_gpu = v && *v && strcmp (v, "0") != 0;
+  v = getenv ("CUDA_CONVOLVE_PIPELINE");
+  env->pipeline = !(v && strcmp (v, "0") == 0);
+  env->cufft = getenv ("CUDA_CONVOLVE_CUFFT");
+}
+
+/* Read at each call: the tests set it between calls. */
+bool
+cc_fault (const char *what)
+{
+  const char *env = getenv ("CUDA_CONVOLVE_FAULT");
+
+  return env && strcmp (env, what) == 0;
+}
