@@ -85,6 +85,18 @@ cc_type_name (CcType type)
   return (unsigned) type < CC_TYPE_COUNT ? type_names[type] : "?";
 }
 
+bool
+cc_type_from_name (const char *name, CcType *type)
+{
+  for (int i = 0; i < CC_TYPE_COUNT; i++)
+    if (name && strcmp (name, type_names[i]) == 0)
+      {
+        *type = (CcType) i;
+        return true;
+      }
+  return false;
+}
+
 size_t
 cc_type_size (CcType type)
 {

@@ -217,6 +217,7 @@ bool         cc_method_is_gpu        (CcMethod method);
 const char  *cc_border_name          (CcBorder border);
 bool         cc_border_from_name     (const char *name, CcBorder *border);
 const char  *cc_type_name            (CcType type);
+bool         cc_type_from_name       (const char *name, CcType *type);
 size_t       cc_type_size            (CcType type);
 const char  *cc_status_name          (CcStatus status);
 

@@ -226,7 +226,8 @@ cc_gpu_check (struct _CcGpu *g, CcMethod method, const CcJob *job, char *message
     case CC_METHOD_REGISTER:
       if (!cc_mask_width_class (w))
         {
-          snprintf (message, size, "register takes masks up to 127 wide; this one is %d", w);
+          snprintf (message, size, "register takes masks up to %d wide; this one is %d",
+                    CC_MASK_MAX, w);
           return CC_ERROR_UNSUPPORTED;
         }
       if (job->weighted && C != 2 && C != 4)

@@ -40,8 +40,6 @@ typedef struct
   gboolean             closed;
 } Dialog;
 
-static const gchar *const border_labels[CC_BORDER_COUNT] =
-  { "Zero", "Extend", "Wrap", "Mirror", "Black", "White" };
 
 /* ---- config <-> widgets ---- */
 
@@ -462,9 +460,15 @@ convolve_dialog (GimpProcedure *procedure, GimpProcedureConfig *config,
   gtk_box_pack_start (GTK_BOX (right), d.method_note, FALSE, FALSE, 0);
 
   d.border = gtk_combo_box_text_new ();
+  /* The engine's names, capitalised, are the labels. */
   for (gint b = 0; b < CC_BORDER_COUNT; b++)
-    gtk_combo_box_text_append (GTK_COMBO_BOX_TEXT (d.border), cc_border_name (b),
-                               border_labels[b]);
+    {
+      gchar *label = g_strdup (cc_border_name (b));
+
+      label[0] = g_ascii_toupper (label[0]);
+      gtk_combo_box_text_append (GTK_COMBO_BOX_TEXT (d.border), cc_border_name (b), label);
+      g_free (label);
+    }
   gtk_widget_set_tooltip_text (d.border, "What lies beyond the drawable's edges");
   gtk_box_pack_start (GTK_BOX (right), labelled ("_Border:", d.border, NULL), FALSE, FALSE, 0);
 

@@ -107,10 +107,12 @@ add_arguments (GimpProcedure *procedure)
                                       "divisor and offset, and normalize is ignored",
                                       "", G_PARAM_READWRITE);
   gimp_procedure_add_int_argument (procedure, "mask-width", "Mask _width",
-                                   "Mask width, odd, 1 to 127 (1: a vertical 1D mask)",
+                                   "Mask width, odd, 1 to " G_STRINGIFY (CC_MASK_MAX)
+                                   " (1: a vertical 1D mask)",
                                    1, CC_MASK_MAX, 3, G_PARAM_READWRITE);
   gimp_procedure_add_int_argument (procedure, "mask-height", "Mask _height",
-                                   "Mask height, odd, 1 to 127 (1: a horizontal 1D mask)",
+                                   "Mask height, odd, 1 to " G_STRINGIFY (CC_MASK_MAX)
+                                   " (1: a horizontal 1D mask)",
                                    1, CC_MASK_MAX, 3, G_PARAM_READWRITE);
   gimp_procedure_add_double_array_argument (procedure, "matrix", "_Matrix",
                                             "The mask, row-major, mask-width x mask-height "
@@ -199,10 +201,11 @@ convolve_create_procedure (GimpPlugIn  *plug_in,
         (procedure,
          "Convolve with any mask on the GPU",
          "Convolves the selected part of one drawable with a mask of odd width and "
-         "height from 1 to 127, on an NVIDIA GPU through CUDA, or on all CPU cores "
-         "where no GPU is usable.  out = clamp (sum (mask * in) / divisor + offset), in "
-         "correlation form with values in the 0..1 scale; border sets what lies beyond "
-         "the drawable's edges.  A preset supplies the mask, divisor and offset.",
+         "height from 1 to " G_STRINGIFY (CC_MASK_MAX) ", on an NVIDIA GPU through CUDA, "
+         "or on all CPU cores where no GPU is usable.  out = clamp (sum (mask * in) / "
+         "divisor + offset), in correlation form with values in the 0..1 scale; border "
+         "sets what lies beyond the drawable's edges.  A preset supplies the mask, "
+         "divisor and offset.",
          name);
       gimp_procedure_set_attribution (procedure, "gimp-cuda-convolve authors",
                                       "GPL-3.0-or-later", "2026");

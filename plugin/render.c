@@ -141,24 +141,6 @@ render_transfer_new (GimpDrawable *drawable, GError **error)
   return t;
 }
 
-static gboolean
-engine_type (const Babl *format, CcType *type)
-{
-  const gchar *name = babl_get_name (babl_format_get_type (format, 0));
-  static const struct { const gchar *name; CcType type; } types[] = {
-    { "u8", CC_TYPE_U8 }, { "u16", CC_TYPE_U16 }, { "u32", CC_TYPE_U32 },
-    { "half", CC_TYPE_HALF }, { "float", CC_TYPE_FLOAT }, { "double", CC_TYPE_DOUBLE }
-  };
-
-  for (gsize i = 0; i < G_N_ELEMENTS (types); i++)
-    if (strcmp (name, types[i].name) == 0)
-      {
-        *type = types[i].type;
-        return TRUE;
-      }
-  return FALSE;
-}
-
 /* The columns the output needs: the output and the mask's halo, clipped
  * to the drawable.  Wrap and mirror fold the far side in, so where the halo
  * was clipped they take the whole width, and the engine's border rule then
@@ -226,7 +208,8 @@ render_read (GimpDrawable *drawable, const GeglRectangle *out, const RenderSetti
   src->bpp = babl_format_get_bytes_per_pixel (format);
   src->alpha = babl_format_has_alpha (format);
   src->colour = babl_format_get_n_components (format) - (src->alpha ? 1 : 0);
-  if (!engine_type (format, &type))
+  /* babl names sample types as the engine does. */
+  if (!cc_type_from_name (babl_get_name (babl_format_get_type (format, 0)), &type))
     {
       g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "unsupported pixel format %s",
                    babl_get_name (format));

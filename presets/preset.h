@@ -8,10 +8,12 @@
 
 #include <glib.h>
 
+#include "convolve.h"
+
 G_BEGIN_DECLS
 
 #define CC_PRESET_SUFFIX   ".preset"
-#define CC_PRESET_MAX_SIZE 127
+#define CC_PRESET_MAX_SIZE CC_MASK_MAX   /* the engine's limit */
 #define CC_PRESET_ID_MAX   64
 
 #define CC_PRESET_ERROR (cc_preset_error_quark ())

@@ -297,8 +297,10 @@ mask_editor_init (MaskEditor *e)
   row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   e->width_spin = spin (1, CC_MASK_MAX, 2, 0);
   e->height_spin = spin (1, CC_MASK_MAX, 2, 0);
-  gtk_widget_set_tooltip_text (e->width_spin, "Mask width: odd, 1 to 127");
-  gtk_widget_set_tooltip_text (e->height_spin, "Mask height: odd, 1 to 127");
+  gtk_widget_set_tooltip_text (e->width_spin, "Mask width: odd, 1 to "
+                               G_STRINGIFY (CC_MASK_MAX));
+  gtk_widget_set_tooltip_text (e->height_spin, "Mask height: odd, 1 to "
+                               G_STRINGIFY (CC_MASK_MAX));
   g_signal_connect (e->width_spin, "value-changed", G_CALLBACK (size_changed), e);
   g_signal_connect (e->height_spin, "value-changed", G_CALLBACK (size_changed), e);
   gtk_box_pack_start (GTK_BOX (row), gtk_label_new_with_mnemonic ("Si_ze:"), FALSE, FALSE, 0);
