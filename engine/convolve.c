@@ -23,13 +23,25 @@ static const char *const border_names[CC_BORDER_COUNT] =
   { "zero", "extend", "wrap", "mirror", "black", "white" };
 
 /* GEGL's names for the same borders (its abyss policies). */
-static const struct { const char *name; CcBorder border; } border_aliases[] =
-  { { "none", CC_BORDER_ZERO }, { "clamp", CC_BORDER_EXTEND }, { "loop", CC_BORDER_WRAP } };
+#define CC_BORDER_ALIASES 3
+static const char *const border_aliases[CC_BORDER_ALIASES] = { "none", "clamp", "loop" };
+static const CcBorder border_alias_of[CC_BORDER_ALIASES] =
+  { CC_BORDER_ZERO, CC_BORDER_EXTEND, CC_BORDER_WRAP };
 
 static const char *const type_names[CC_TYPE_COUNT] =
   { "u8", "u16", "u32", "half", "float", "double" };
 
 static const size_t type_sizes[CC_TYPE_COUNT] = { 1, 2, 4, 2, 4, 8 };
+
+/* Where 'name' stands in a table of n names, or -1. */
+static int
+name_index (const char *name, const char *const *names, int n)
+{
+  for (int i = 0; name && i < n; i++)
+    if (strcmp (name, names[i]) == 0)
+      return i;
+  return -1;
+}
 
 const char *
 cc_method_name (CcMethod method)
@@ -40,13 +52,11 @@ cc_method_name (CcMethod method)
 bool
 cc_method_from_name (const char *name, CcMethod *method)
 {
-  for (int i = 0; i < CC_METHOD_COUNT; i++)
-    if (name && strcmp (name, method_names[i]) == 0)
-      {
-        *method = (CcMethod) i;
-        return true;
-      }
-  return false;
+  const int i = name_index (name, method_names, CC_METHOD_COUNT);
+
+  if (i >= 0)
+    *method = (CcMethod) i;
+  return i >= 0;
 }
 
 bool
@@ -64,19 +74,13 @@ cc_border_name (CcBorder border)
 bool
 cc_border_from_name (const char *name, CcBorder *border)
 {
-  for (int i = 0; i < CC_BORDER_COUNT; i++)
-    if (name && strcmp (name, border_names[i]) == 0)
-      {
-        *border = (CcBorder) i;
-        return true;
-      }
-  for (size_t i = 0; i < sizeof border_aliases / sizeof border_aliases[0]; i++)
-    if (name && strcmp (name, border_aliases[i].name) == 0)
-      {
-        *border = border_aliases[i].border;
-        return true;
-      }
-  return false;
+  int i = name_index (name, border_names, CC_BORDER_COUNT);
+
+  if (i >= 0)
+    *border = (CcBorder) i;
+  else if ((i = name_index (name, border_aliases, CC_BORDER_ALIASES)) >= 0)
+    *border = border_alias_of[i];
+  return i >= 0;
 }
 
 const char *
@@ -88,13 +92,11 @@ cc_type_name (CcType type)
 bool
 cc_type_from_name (const char *name, CcType *type)
 {
-  for (int i = 0; i < CC_TYPE_COUNT; i++)
-    if (name && strcmp (name, type_names[i]) == 0)
-      {
-        *type = (CcType) i;
-        return true;
-      }
-  return false;
+  const int i = name_index (name, type_names, CC_TYPE_COUNT);
+
+  if (i >= 0)
+    *type = (CcType) i;
+  return i >= 0;
 }
 
 size_t
