@@ -6,10 +6,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 profile=$(mktemp -d "$top/_build/profile.XXXXXX")
 trap 'rm -rf "$profile"' EXIT
 export GIMP3_DIRECTORY="$profile"
-cat >"$profile/gimprc" <<EOT
-(plug-in-path "\${gimp_plug_in_dir}/plug-ins:$top/_build/plug-ins")
-(show-welcome-dialog no)
-EOT
+sh "$top/scripts/gimp-profile.sh" "$profile" "$top/_build/plug-ins"
 status=0
 timeout 600 gimp-console-3.0 -i --batch-interpreter="$1" -b "$2" --quit \
   >"$profile/log" 2>&1 || status=$?

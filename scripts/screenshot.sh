@@ -16,10 +16,7 @@ Xvfb :99 -screen 0 1600x1200x24 -nolisten tcp >/dev/null 2>&1 &
 xvfb=$!
 trap 'kill $xvfb 2>/dev/null; rm -rf "$profile"' EXIT
 export DISPLAY=:99 GIMP3_DIRECTORY="$profile"
-cat >"$profile/gimprc" <<EOT
-(plug-in-path "\${gimp_plug_in_dir}/plug-ins:$top/_build/plug-ins")
-(show-welcome-dialog no)
-EOT
+sh "$top/scripts/gimp-profile.sh" "$profile" "$top/_build/plug-ins"
 sleep 1
 
 # GIMP opens the sample, shows it, and runs the procedure interactively with

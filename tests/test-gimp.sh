@@ -21,10 +21,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export GIMP3_DIRECTORY="$tmp/profile"
 mkdir -p "$GIMP3_DIRECTORY/plug-in-cuda-convolve/presets"
-cat >"$GIMP3_DIRECTORY/gimprc" <<EOT
-(plug-in-path "\${gimp_plug_in_dir}/plug-ins:$builddir/plug-ins")
-(show-welcome-dialog no)
-EOT
+sh "$srcdir/scripts/gimp-profile.sh" "$GIMP3_DIRECTORY" "$builddir/plug-ins"
 # The user's presets: one good, one broken (skipped with a message), and one
 # that tries to take a shipped id (ignored: the shipped one wins).
 presets="$GIMP3_DIRECTORY/plug-in-cuda-convolve/presets"
