@@ -343,20 +343,16 @@ border_changed (GtkComboBox *combo, Dialog *d)
   preview_invalidate (d);
 }
 
-/* The toggles write the config themselves; Reset rewrites all of it. */
+/* Every change of the config lands here, the toggles GIMP made for it and
+ * Reset's included: the widgets GIMP did not make are read back from it
+ * (the dialog's own writes are marked by 'updating'), and the preview and
+ * the methods follow. */
 static void
 config_notify (GObject *config, GParamSpec *pspec, Dialog *d)
 {
-  static const gchar *const toggles[] =
-    { "clamp", "alpha-weighting", "affect-alpha", "linear", "red", "green", "blue" };
-  gboolean toggle = FALSE;
-
   if (d->updating)
     return;
-  for (gsize i = 0; i < G_N_ELEMENTS (toggles); i++)
-    toggle |= strcmp (pspec->name, toggles[i]) == 0;
-  if (!toggle)
-    read_config (d);
+  read_config (d);
   update_methods (d);
   preview_invalidate (d);
 }
