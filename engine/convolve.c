@@ -33,6 +33,42 @@ static const char *const type_names[CC_TYPE_COUNT] =
 
 static const size_t type_sizes[CC_TYPE_COUNT] = { 1, 2, 4, 2, 4, 8 };
 
+/* A table of n names as one comma-separated string, made once. */
+static const char *
+join_names (const char *const *names, int n, char *buf, size_t size)
+{
+  size_t used = 0;
+
+  for (int i = 0; i < n && used < size; i++)
+    used += (size_t) snprintf (buf + used, size - used, "%s%s", i ? ", " : "", names[i]);
+  return buf;
+}
+
+static char method_list[128], border_list[128];
+
+static void
+make_lists (void)
+{
+  join_names (method_names, CC_METHOD_COUNT, method_list, sizeof method_list);
+  join_names (border_names, CC_BORDER_COUNT, border_list, sizeof border_list);
+}
+
+static pthread_once_t lists_once = PTHREAD_ONCE_INIT;
+
+const char *
+cc_method_names (void)
+{
+  pthread_once (&lists_once, make_lists);
+  return method_list;
+}
+
+const char *
+cc_border_names (void)
+{
+  pthread_once (&lists_once, make_lists);
+  return border_list;
+}
+
 /* Where 'name' stands in a table of n names, or -1. */
 static int
 name_index (const char *name, const char *const *names, int n)

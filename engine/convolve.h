@@ -216,6 +216,10 @@ bool         cc_method_from_name     (const char *name, CcMethod *method);
 bool         cc_method_is_gpu        (CcMethod method);
 const char  *cc_border_name          (CcBorder border);
 bool         cc_border_from_name     (const char *name, CcBorder *border);
+/* Every method's and border's name, comma-separated, for messages that
+ * list the choices. */
+const char  *cc_method_names         (void);
+const char  *cc_border_names         (void);
 const char  *cc_type_name            (CcType type);
 bool         cc_type_from_name       (const char *name, CcType *type);
 size_t       cc_type_size            (CcType type);

@@ -81,16 +81,15 @@ settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **e
   if (!cc_border_from_name (border, &s->border))
     {
       g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
-                   "border '%s' is not one of zero, extend, wrap, mirror, black, white "
-                   "(or GEGL's none, clamp, loop)", border ? border : "");
+                   "border '%s' is not one of %s (or GEGL's none, clamp, loop)",
+                   border ? border : "", cc_border_names ());
       goto out;
     }
   if (!cc_method_from_name (method, &s->method))
     {
       g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
-                   "method '%s' is not one of auto, cpu, basic, constant, tiled, caching, "
-                   "register, separable, fft",
-                   method ? method : "");
+                   "method '%s' is not one of %s", method ? method : "",
+                   cc_method_names ());
       goto out;
     }
 

@@ -155,13 +155,12 @@ main (int argc, char **argv)
         break;
       case OPT_BORDER:
         if (!cc_border_from_name (optarg, &options.border))
-          return die (2, "--border: '%s' is not one of zero, extend, wrap, mirror, black, "
-                      "white (or none, clamp, loop)", optarg);
+          return die (2, "--border: '%s' is not one of %s (or none, clamp, loop)", optarg,
+                      cc_border_names ());
         break;
       case OPT_METHOD:
         if (!cc_method_from_name (optarg, &options.method))
-          return die (2, "--method: '%s' is not one of auto, cpu, basic, constant, "
-                      "tiled, caching, register, separable, fft", optarg);
+          return die (2, "--method: '%s' is not one of %s", optarg, cc_method_names ());
         break;
       case OPT_HELP:
         fputs (usage, stdout);
