@@ -528,8 +528,8 @@ cc_method_check (CcContext *ctx, CcMethod method, const CcMask *mask, int channe
   return status;
 }
 
-/* The GPU method 'auto' takes, from 'make bench' on an H100 (README.md,
- * Benchmarks), where register's work is its taps (the width rounded up to
+/* The GPU method 'auto' takes, from 'make bench' (docs/performance.md),
+ * where register's work is its taps (the width rounded up to
  * a compiled class, times the height): separable for rank-1 masks once
  * that work passes 120 taps (11x11 and up: below, register's one pass
  * beats separable's two, on 1, 3 and 4 channels alike); register while it

@@ -18,10 +18,9 @@
 /* Unweighted RGBA with masks 7 to 15 wide: issue-bound, so each thread
  * takes more outputs (36 sums, fewer loads and less overhead an output)
  * and 80 registers, where 64 had let two blocks of 512 share an SM (launch
- * bounds 256 x 3 for these), in narrow blocks (block_shape).  On an H100
- * that took 7x7 from 0.233 ms to 0.227, 9x9 from 0.285 to 0.261, 15x15
- * from 0.63 to 0.59.  Not wider: 31x31 gained 3%, but the 25 and 31 wide
- * row passes of separable masks lost 5%. */
+ * bounds 256 x 3 for these), in narrow blocks (block_shape).  Not wider
+ * masks: separable's wide row passes lost more than 31x31 gained
+ * (docs/performance.md has the figures, as for every choice below). */
 __host__ __device__ constexpr bool
 reg_wide (int channels, int kw, bool weighted)
 {
@@ -217,9 +216,8 @@ struct TileBuffers
   /* Waits until buffer b's load has landed, for every thread of the block:
    * 'groups' is how many cp.async groups may stay pending.  A bulk copy is
    * seen by each thread that waits on its barrier; pieces copied by other
-   * threads' cp.async only after a block barrier.  (Skipping that barrier
-   * after bulk copies and the one after staging, conv_register, took 9x9
-   * RGBA from 0.259 to 0.255 ms on an H100, 15x15 from 0.584 to 0.576.) */
+   * threads' cp.async only after a block barrier, which bulk-copied tiles
+   * therefore skip. */
   __device__ __forceinline__ void
   wait (int b, int groups)
   {
@@ -243,8 +241,8 @@ struct TileBuffers
    * element (x, y), one tensor copy from the first thread, which then waits
    * until the engine has read them: it issues the next tensor load into
    * that memory itself.  Other threads writing a buffer first wait for the
-   * first thread (before_writes).  Against a store loop by every warp
-   * (store_rows) this took 9x9 RGBA from 0.247 ms to 0.242 on an H100. */
+   * first thread (before_writes).  It beat a store loop by every warp
+   * (store_rows). */
   __device__ __forceinline__ void
   store_tile (const CUtensorMap *map, const float *staged, int x, int y)
   {
@@ -324,8 +322,7 @@ load_tile_async (const ConvArgs &a, const Tile &t, int x0, int y0, TileBuffers &
         {
           /* The whole buffer, rows and their padding, in one copy: a
            * thread's few instructions, where a copy a row cost each warp a
-           * loop to make its operands uniform (117 instructions a tile at
-           * 9x9 RGBA, 3% of its time on an H100). */
+           * loop to make its operands uniform. */
           if (first_thread ())
             {
               asm volatile ("fence.proxy.async.shared::cta;" ::: "memory");
@@ -452,7 +449,7 @@ plain_only (const ConvArgs &a)
 /* Tiles go to blocks as they ask: a block takes its first two tiles by its
  * index, then claims each next one from a counter in device memory.  A
  * fixed round-robin left SMs idle at the end, some blocks running faster
- * than others (H100, 9x9: 0.286 ms against 0.278 claimed).  A claim is made
+ * than others.  A claim is made
  * two tiles ahead of its use, so its round trip hides behind a tile's work
  * even when the block prefetches its next tile into a second buffer (where
  * two tiles fit shared memory; otherwise it loads as it goes).  The last
@@ -616,8 +613,7 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
       };
       /* The clamp chosen once a tile, not per sample: clamped, the plain
        * finish is one saturating FMA a sample.  Unclamped it passes
-       * a.clamp, not 0: with 0, ptxas scheduled the 5x5 kernel 9% slower
-       * (H100, 0.225 ms against 0.207). */
+       * a.clamp, not 0: with 0, ptxas scheduled the 5x5 kernel 9% slower. */
       if (plain_only<C, WEIGHTED> (a) && a.clamp)
         finish_plain (1);
       else if (plain_only<C, WEIGHTED> (a))
@@ -736,12 +732,10 @@ resolved_pixel (const ConvArgs &a, int x, int y, float v[C])
  * the one pixel under it in each of the BAND_NY + 2 rows and takes its left
  * and right neighbours from the lanes beside it by shuffles; the pixels
  * beside the warp's two edges, for all rows, come in one more load (lane l:
- * row l / 2, left or right by l % 2).  So each pixel is loaded once, where
- * loading all three neighbours in each thread, through L1, ran 0.201 ms on
- * an H100.  There, against a copy's 0.184: 4 rows (64 registers, 32 warps
- * an SM) 0.187 to 0.189, 6 rows (128 registers) 0.195, 8 rows 0.187 to
- * 0.189.  Lanes past the output's right edge load too: theirs are the
- * neighbours there. */
+ * row l / 2, left or right by l % 2).  So each pixel is loaded once,
+ * which beat loading all three neighbours in each thread through L1; 4 rows
+ * (64 registers, 32 warps an SM) tie 8 rows and beat 6.  Lanes past the
+ * output's right edge load too: theirs are the neighbours there. */
 template <int C>
 __global__ void __launch_bounds__ (256, 4)
 conv_band (const __grid_constant__ ConvArgs a)
@@ -956,7 +950,8 @@ column_tile_bytes (int by, int mask_height, int channels)
                                          by * COL_NY + mask_height - 1);
 }
 
-/* A block's shape, as measured fastest on an H100 (RGBA, 4096x4096):
+/* A block's shape, as measured fastest (RGBA, 4096x4096; the figures are in
+ * docs/performance.md):
  * - masks under 3 rows or columns (row passes, 1D signals): 8 rows of a
  *   warp;
  * - 2D masks get narrow blocks, so that several share an SM and one block's
@@ -965,9 +960,8 @@ column_tile_bytes (int by, int mask_height, int channels)
  *   amortises the halo rows that dominate their loads; 7 tall, 8 rows of
  *   16, or 16 rows for unweighted RGBA; up to 23, 16 of 16; taller, 32
  *   rows, of 8 threads where the mask is 25 wide or more;
- * - reg_wide's (unweighted RGBA, 7 to 15 wide) 16 rows of 8 threads (at
- *   9x9 they ran 0.261 ms, 12 rows 0.294, 20 rows 0.288, 8 rows of 16
- *   0.300).
+ * - reg_wide's (unweighted RGBA, 7 to 15 wide) 16 rows of 8 threads,
+ *   ahead of 12 and 20 rows and of 8 rows of 16.
  * Short images get fewer, wider rows (256 threads), so no thread idles on
  * a single-row signal.  The shape shrinks until the tile fits shared
  * memory; the last resort, for tall masks on few channels (whose threads
@@ -1081,9 +1075,7 @@ image_map (const DevImage &im, int channels, int w, int h, CUtensorMap *map)
  * once, each claiming tiles until none are left.  A block prefetches its
  * next tile into a second buffer where four blocks with two each still fit
  * an SM, or where the second costs no block an SM; where it would, other
- * blocks' loads hide the wait better than a block's own (at 5x5 on 1 and 3
- * channels, two blocks of 384 an SM either way, the second buffer took an
- * H100 from 0.086 ms to 0.079 and from 0.174 to 0.158).  Tiles and their
+ * blocks' loads hide the wait better than a block's own.  Tiles and their
  * outputs go by tensor copies where the images allow (out_span: outputs a
  * tile row covers, 0 where the kernel stores them itself). */
 template <typename Kernel>
@@ -1103,8 +1095,7 @@ launch_walk (Kernel kernel, const ConvArgs &a, dim3 block, const Tile &t, int ou
   w.out_mapped = w.mapped && out_span &&
                  image_map (a.dst, a.channels, out_span * a.channels, block.y, &w.out_map);
   /* Tensor copies want each buffer 128-byte aligned.  Not the others: a
-   * 1D signal's second buffer moved so ran 8% slower (H100, 0.809 ms
-   * against 0.747 at 2^28 samples). */
+   * 1D signal's second buffer moved so ran 8% slower. */
   if (w.mapped)
     w.floats = buffer_floats (t.stride, t.h);
   const size_t tile = sizeof (float) * w.floats;
