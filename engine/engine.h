@@ -31,6 +31,13 @@ struct _CcTransfer
   uint64_t  serial;       /* unique to this transfer, for device copies */
 };
 
+/* The curve colour channel c takes. */
+static inline int
+cc_transfer_curve (const CcTransfer *t, int c)
+{
+  return t->curves == 1 ? 0 : c;
+}
+
 /* A validated call, in the form the back ends take. */
 typedef struct
 {

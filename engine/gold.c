@@ -52,7 +52,6 @@ cc_convolve_gold (const CcImage *src, int64_t out_x, int64_t out_y,
   CcStatus status;
   int w, h, rx, ry;
   double sum_abs = 0.0;
-
   CcOptions plain;
 
   /* The output is double, never the transfer's type: check the call without

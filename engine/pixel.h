@@ -208,9 +208,10 @@ typedef struct
 CC_HD int
 cc_transfer_code_single (float v, const CcTransferStep *steps, int buckets)
 {
-  const CcTransferStep s = steps[(int) (cc_clamp01f (v) * (float) buckets)];
+  const float x = cc_clamp01f (v);
+  const CcTransferStep s = steps[(int) (x * (float) buckets)];
 
-  return s.code + (cc_clamp01f (v) >= s.threshold);
+  return s.code + (x >= s.threshold);
 }
 
 /* Any curve: the answer lies between v's bucket's code and the next one's;

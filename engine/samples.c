@@ -77,13 +77,6 @@ cc_samples_from_float (const float *in, int64_t count, CcType type, void *row)
     }
 }
 
-/* Which curve colour channel c takes. */
-static inline int
-curve_of (const CcTransfer *t, int c)
-{
-  return t->curves == 1 ? 0 : c;
-}
-
 /* Written once for both integer types and, through an inlined body with
  * constant channel counts, for each layout: one pass over the pixels, a
  * look-up a colour sample, no test a sample of which channel it is. */
@@ -106,7 +99,7 @@ curve_of (const CcTransfer *t, int c)
     const float *lut[4];                                                          \
                                                                                   \
     for (int c = 0; c < C; c++)                                                   \
-      lut[c] = t->to_linear + (size_t) curve_of (t, c < colour ? c : 0) * t->codes; \
+      lut[c] = t->to_linear + (size_t) cc_transfer_curve (t, c < colour ? c : 0) * t->codes; \
     switch (C * 8 + colour)                                                       \
       {                                                                           \
       case 4 * 8 + 3: decode_pixels_##T (in, lut, 4, 3, count / 4, out); break;   \
@@ -145,7 +138,7 @@ curve_of (const CcTransfer *t, int c)
                                                                                   \
     for (int c = 0; c < C; c++)                                                   \
       {                                                                           \
-        const int k = curve_of (t, c < colour ? c : 0);                           \
+        const int k = cc_transfer_curve (t, c < colour ? c : 0);                  \
         steps[c] = t->steps + (size_t) k * (t->buckets + 2);                      \
         mid[c] = t->midpoints + (size_t) k * t->codes;                            \
       }                                                                           \

@@ -169,7 +169,7 @@ cc_transfer_type (const CcTransfer *t)
 double
 cc_transfer_decode (const CcTransfer *t, int c, unsigned code)
 {
-  const int k = t->curves == 1 ? 0 : c;
+  const int k = cc_transfer_curve (t, c);
 
   return t->to_linear[(size_t) k * t->codes + (code < (unsigned) t->codes ? code : 0)];
 }
@@ -177,7 +177,7 @@ cc_transfer_decode (const CcTransfer *t, int c, unsigned code)
 unsigned
 cc_transfer_encode (const CcTransfer *t, int c, double linear)
 {
-  const int k = t->curves == 1 ? 0 : c;
+  const int k = cc_transfer_curve (t, c);
 
   return (unsigned) cc_transfer_code ((float) linear, t->midpoints + (size_t) k * t->codes,
                                       t->steps + (size_t) k * (t->buckets + 2), t->buckets);

@@ -311,16 +311,18 @@ launch (struct _CcGpu *g, CcMethod method, const CcJob *job, const ConvArgs &a, 
 }
 
 /* The job's transfer tables on the device, as the conversions take them
- * (upload_transfer put them there). */
+ * (upload_transfer copied the host block there, so each table sits at the
+ * same offset from its start). */
 static DevTransfer
 dev_transfer (struct _CcGpu *g, const CcJob *job)
 {
   const CcTransfer *t = job->transfer;
+  const char *host = (const char *) t->steps;
   DevTransfer d;
 
   d.steps = (const CcTransferStep *) g->transfer;
-  d.to_linear = (const float *) (d.steps + (size_t) t->curves * (t->buckets + 2));
-  d.midpoints = d.to_linear + (size_t) t->curves * t->codes;
+  d.to_linear = (const float *) (g->transfer + ((const char *) t->to_linear - host));
+  d.midpoints = (const float *) (g->transfer + ((const char *) t->midpoints - host));
   d.codes = t->codes;
   d.buckets = t->buckets;
   d.single = t->single;
