@@ -16,9 +16,6 @@
 #include "pixel.h"
 #include "samples.h"
 
-static const char *const method_names[CC_METHOD_COUNT] =
-  { "auto", "cpu", "basic", "constant", "tiled", "caching", "register", "separable", "fft" };
-
 static const char *const border_names[CC_BORDER_COUNT] =
   { "zero", "extend", "wrap", "mirror", "black", "white" };
 
@@ -49,6 +46,10 @@ static char method_list[128], border_list[128];
 static void
 make_lists (void)
 {
+  const char *method_names[CC_METHOD_COUNT];
+
+  for (int m = 0; m < CC_METHOD_COUNT; m++)
+    method_names[m] = cc_methods[m].name;
   join_names (method_names, CC_METHOD_COUNT, method_list, sizeof method_list);
   join_names (border_names, CC_BORDER_COUNT, border_list, sizeof border_list);
 }
@@ -82,23 +83,25 @@ name_index (const char *name, const char *const *names, int n)
 const char *
 cc_method_name (CcMethod method)
 {
-  return (unsigned) method < CC_METHOD_COUNT ? method_names[method] : "?";
+  return (unsigned) method < CC_METHOD_COUNT ? cc_methods[method].name : "?";
 }
 
 bool
 cc_method_from_name (const char *name, CcMethod *method)
 {
-  const int i = name_index (name, method_names, CC_METHOD_COUNT);
-
-  if (i >= 0)
-    *method = (CcMethod) i;
-  return i >= 0;
+  for (int m = 0; name && m < CC_METHOD_COUNT; m++)
+    if (strcmp (name, cc_methods[m].name) == 0)
+      {
+        *method = (CcMethod) m;
+        return true;
+      }
+  return false;
 }
 
 bool
 cc_method_is_gpu (CcMethod method)
 {
-  return method != CC_METHOD_AUTO && method != CC_METHOD_CPU;
+  return (unsigned) method < CC_METHOD_COUNT && cc_methods[method].gpu;
 }
 
 const char *
@@ -528,35 +531,31 @@ cc_method_check (CcContext *ctx, CcMethod method, const CcMask *mask, int channe
   return status;
 }
 
-/* The GPU method 'auto' takes, from 'make bench' (docs/performance.md),
- * where register's work is its taps (the width rounded up to
- * a compiled class, times the height): separable for rank-1 masks once
- * that work passes 120 taps (11x11 and up: below, register's one pass
- * beats separable's two, on 1, 3 and 4 channels alike); register while it
- * stays within a 31x31 mask's, where it beats fft (about 3 ms for
- * 4096x4096 RGBA whatever the mask); fft beyond; the textbook methods where
- * nothing faster can take the mask (register's tile must fit in shared
- * memory). */
+/* The GPU method 'auto' takes, as the method table weighs them: by
+ * auto_order, first where the table's taps bounds hold the mask, then
+ * ignoring them, then the last resorts. */
 static CcMethod
 auto_gpu_method (CcContext *ctx, const CcMask *mask, CcJob *job)
 {
   const int taps = cc_mask_width_class (mask->width) * mask->height;
-  CcMethod order[5];
-  int n = 0;
   char msg[8];
 
   if (!job->weighted)
     separate (ctx, mask, job);
-  if (!job->weighted && job->terms == 1 && taps > 120)
-    order[n++] = CC_METHOD_SEPARABLE;
-  if (taps <= 31 * 31)
-    order[n++] = CC_METHOD_REGISTER;
-  order[n++] = CC_METHOD_FFT;
-  order[n++] = CC_METHOD_REGISTER;
-  order[n++] = CC_METHOD_CACHING;
-  for (int i = 0; i < n; i++)
-    if (cc_gpu_check (ctx->gpu, order[i], job, msg, sizeof msg) == CC_OK)
-      return order[i];
+  for (int pass = 0; pass < 3; pass++)
+    for (int order = 1; order <= CC_METHOD_COUNT; order++)
+      for (int m = 0; m < CC_METHOD_COUNT; m++)
+        {
+          const CcMethodInfo *info = &cc_methods[m];
+
+          if (info->auto_order != order || info->auto_last_resort != (pass == 2) ||
+              (info->auto_rank1 && (job->weighted || job->terms != 1)) ||
+              (pass == 0 && ((info->auto_min_taps && taps < info->auto_min_taps) ||
+                             (info->auto_max_taps && taps > info->auto_max_taps))))
+            continue;
+          if (cc_gpu_check (ctx->gpu, (CcMethod) m, job, msg, sizeof msg) == CC_OK)
+            return (CcMethod) m;
+        }
   return CC_METHOD_BASIC;
 }
 

@@ -210,6 +210,28 @@ bool         cc_mask_parse           (const char *text, int *width, int *height,
                                       double **values, char *message, size_t size);
 char        *cc_mask_format          (int width, int height, const double *values);
 
+/* The methods, one row each (engine/methods.c), indexed by CcMethod: the
+ * front ends list and describe them from it. */
+typedef struct _CcKernels CcKernels;   /* a GPU method's kernels (kernels/) */
+typedef struct
+{
+  const char      *name;             /* as the tool and the procedure spell it */
+  const char      *summary;          /* a line for lists and help */
+  bool             gpu;
+  /* What 'auto' weighs: the order it tries GPU methods in (0: never), the
+   * taps (register's work: width class x height) where it takes this one
+   * ahead of the next (0: no bound), whether only for rank-1 masks, and
+   * whether only where no other method can run the mask. */
+  int              auto_order;
+  int              auto_min_taps;
+  int              auto_max_taps;
+  bool             auto_rank1;
+  bool             auto_last_resort;
+  const CcKernels *kernels;          /* NULL: not a GPU method, or a build without CUDA */
+} CcMethodInfo;
+
+extern const CcMethodInfo cc_methods[CC_METHOD_COUNT];
+
 /* Names, as the tool and the GIMP procedure spell them. */
 const char  *cc_method_name          (CcMethod method);
 bool         cc_method_from_name     (const char *name, CcMethod *method);

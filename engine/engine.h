@@ -140,6 +140,13 @@ bool     cc_job_tick (const CcJob *job, double fraction);
 CcStatus cc_cpu_run (CcContext *ctx, const CcJob *job, CcResult *result);
 bool     cc_cpu_two_passes_pay (int width, int height);
 
+/* The GPU methods' kernels, for the method table (kernels/). */
+#ifdef HAVE_CUDA
+extern const CcKernels cc_kernels_basic, cc_kernels_constant, cc_kernels_tiled,
+                       cc_kernels_caching, cc_kernels_register, cc_kernels_separable,
+                       cc_kernels_fft;
+#endif
+
 /* The GPU back end (kernels/device.cu, or no-cuda.c without CUDA). */
 struct _CcGpu *cc_gpu_new        (const CcEnv *env);
 void           cc_gpu_free       (struct _CcGpu *gpu);

@@ -179,21 +179,14 @@ conv_pixel (const ConvArgs &a, const Taps &taps, const Source &source, int x, in
     }
 }
 
-/* textbook-kernels.cu: basic, constant, tiled and caching, each taking 1D
- * masks with a 1D block and 2D masks with a 2D block.  Methods other than
- * basic read the mask from __constant__ memory, one per device, so a caller
- * holds cc_textbook_constant_lock from cc_textbook_set_mask until its last
- * launch has finished. */
-extern pthread_mutex_t cc_textbook_constant_lock;
-cudaError_t cc_textbook_set_mask     (const float *mask, int count, cudaStream_t stream);
-size_t      cc_textbook_shared_bytes (CcMethod method, int mask_width, int mask_height,
-                                      int channels);
-cudaError_t cc_textbook_launch       (CcMethod method, const ConvArgs &args,
-                                      cudaStream_t stream);
+/* Methods whose kernels read the mask from __constant__ memory (one copy
+ * per device: the textbook methods but basic, and register) hold this lock
+ * from setting the mask until their last launch has finished. */
+extern pthread_mutex_t cc_constant_mask_lock;
 
 /* register-kernels.cu: the register method's kernels, for masks up to
  * 127 wide (widths rounded up to cc_mask_width_class).  The mask goes to
- * __constant__ memory: hold cc_textbook_constant_lock as for the textbook
+ * __constant__ memory: hold cc_constant_mask_lock as for the textbook
  * methods. */
 size_t      cc_register_shared_bytes (int mask_width, int mask_height, int channels,
                                       bool weighted);

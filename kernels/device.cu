@@ -210,73 +210,26 @@ cc_gpu_check (struct _CcGpu *g, CcMethod method, const CcJob *job, char *message
               size_t size)
 {
   CcStatus status = cc_gpu_status (g, message, size);
-  const int w = job->mask_width, h = job->mask_height, C = job->channels;
+  const CcKernels *k = (unsigned) method < CC_METHOD_COUNT ? cc_methods[method].kernels
+                                                            : NULL;
   size_t shared = 0;
 
   if (status != CC_OK)
     return status;
-  switch (method)
+  if (!k)
     {
-    case CC_METHOD_BASIC:
-    case CC_METHOD_CONSTANT:
-    case CC_METHOD_TILED:
-    case CC_METHOD_CACHING:
-      shared = cc_textbook_shared_bytes (method, w, h, C);
-      break;
-    case CC_METHOD_REGISTER:
-      if (!cc_mask_width_class (w))
-        {
-          snprintf (message, size, "register takes masks up to %d wide; this one is %d",
-                    CC_MASK_MAX, w);
-          return CC_ERROR_UNSUPPORTED;
-        }
-      if (job->weighted && C != 2 && C != 4)
-        {
-          snprintf (message, size, "register weights by alpha on gray+alpha and RGBA "
-                    "images only, not on %d channels", C);
-          return CC_ERROR_UNSUPPORTED;
-        }
-      shared = cc_register_shared_bytes (w, h, C, job->weighted);
-      break;
-    case CC_METHOD_SEPARABLE:
-      if (job->weighted)
-        {
-          snprintf (message, size, "separable does not weight colour by alpha (the "
-                    "weighted formula's sum |k*a| does not separate); turn alpha "
-                    "weighting off or choose another method");
-          return CC_ERROR_UNSUPPORTED;
-        }
-      if (job->terms < 1)
-        {
-          snprintf (message, size, "this %dx%d mask is not separable: more than %d "
-                    "rank-1 terms would be needed", w, h, CC_SEPARABLE_MAX_TERMS);
-          return CC_ERROR_UNSUPPORTED;
-        }
-      /* Each pass's tile: the row pass w wide, the column pass h tall. */
-      shared = cc_register_shared_bytes (w, 1, C, false);
-      if (cc_register_shared_bytes (1, h, C, false) > shared)
-        shared = cc_register_shared_bytes (1, h, C, false);
-      break;
-    case CC_METHOD_FFT:
-      if (!cc_fft_available (message, size))
-        return CC_ERROR_UNSUPPORTED;
-      if (job->weighted)
-        {
-          snprintf (message, size, "fft does not weight colour by alpha; turn alpha "
-                    "weighting off or choose another method");
-          return CC_ERROR_UNSUPPORTED;
-        }
-      break;
-    default:
       snprintf (message, size, "%s is not a GPU method", cc_method_name (method));
       return CC_ERROR_INVALID;
     }
+  if ((status = k->check (job, &shared, message, size)) != CC_OK)
+    return status;
   if (shared > g->shared_optin)
     {
       snprintf (message, size,
                 "method %s cannot take a %dx%d mask on %d channels: it needs %zu KB of "
                 "shared memory a block, and %s allows %zu KB", cc_method_name (method),
-                w, h, C, shared / 1024, g->name, g->shared_optin / 1024);
+                job->mask_width, job->mask_height, job->channels, shared / 1024, g->name,
+                g->shared_optin / 1024);
       return CC_ERROR_UNSUPPORTED;
     }
   return CC_OK;

@@ -16,7 +16,7 @@
 
 #include <cufft.h>   /* types only: the library is loaded at run time */
 
-#include "cuda-kernels.cuh"
+#include "gpu.cuh"
 
 typedef cufftResult (*PlanManyFn) (cufftHandle *, int, int *, int *, int, int, int *, int,
                                    int, cufftType, int);
@@ -423,3 +423,36 @@ cc_fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, float *plan
   pad_finish (a, planes, s, true, stream);
   return cudaGetLastError ();
 }
+
+static CcStatus
+check (const CcJob *job, size_t *shared, char *message, size_t size)
+{
+  if (!cc_fft_available (message, size))
+    return CC_ERROR_UNSUPPORTED;
+  if (job->weighted)
+    {
+      snprintf (message, size, "fft does not weight colour by alpha; turn alpha "
+                "weighting off or choose another method");
+      return CC_ERROR_UNSUPPORTED;
+    }
+  *shared = 0;
+  return CC_OK;
+}
+
+/* The mask's spectrum is made, and kept, at the first launch. */
+static cudaError_t
+set_mask (struct _CcGpu *g, const CcJob *job)
+{
+  return cudaSuccess;
+}
+
+static cudaError_t
+launch (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass, float *planes,
+        cudaStream_t stream)
+{
+  if (!g->fft && !(g->fft = cc_fft_state_new ()))
+    return cudaErrorMemoryAllocation;
+  return cc_fft_launch (g->fft, a, job->mask, planes, stream);
+}
+
+extern "C" const CcKernels cc_kernels_fft = { check, set_mask, launch, false, true, false, true };

@@ -51,6 +51,25 @@ struct _CcGpu
   uint64_t        transfer_serial;   /* which transfer they are; 0: none */
 };
 
+/* A GPU method's kernels (the method table's CcMethodInfo.kernels): what
+ * the scheduler needs to know of them.  Each family defines its own beside
+ * its kernels. */
+struct _CcKernels
+{
+  /* Whether they take the job (the GPU aside), and the shared memory a block needs. */
+  CcStatus    (*check)    (const CcJob *job, size_t *shared, char *message, size_t size);
+  /* Puts the mask where they read it, on g->stream. */
+  cudaError_t (*set_mask) (struct _CcGpu *g, const CcJob *job);
+  /* One strip: 'pass' and 'planes' are the scratch 'passes' and 'planes' ask for. */
+  cudaError_t (*launch)   (struct _CcGpu *g, const CcJob *job, const ConvArgs &a,
+                           float *pass, float *planes, cudaStream_t stream);
+  bool        constant;   /* read __constant__ memory: hold cc_constant_mask_lock */
+  bool        one_lane;   /* state the lanes would share (a mask rewritten between
+                           * passes, fft's plans): one lane */
+  bool        passes;     /* a row pass's output for the column pass */
+  bool        planes;     /* transform planes, sized per strip (cc_fft_bytes) */
+};
+
 CcStatus       cc_gpu_status_of   (cudaError_t err);
 void           cc_gpu_set_status  (struct _CcGpu *g, CcStatus status, const char *format, ...)
   __attribute__ ((format (printf, 3, 4)));

@@ -15,6 +15,8 @@
 
 #include "gpu.cuh"
 
+pthread_mutex_t cc_constant_mask_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* How the job's buffers are laid out on the device. */
 typedef struct
 {
@@ -84,6 +86,7 @@ make_plan (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job,
            int max_lanes, Plan *p, CcResult *r)
 {
   const CcImage *src = job->src, *dst = job->dst;
+  const CcKernels *k = cc_methods[method].kernels;
   const size_t C = job->channels;
   size_t free_bytes = 0, total = 0, limit, per_row, fixed;
 
@@ -103,8 +106,8 @@ make_plan (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job,
       if (!dst->on_device && dst->type != CC_TYPE_FLOAT)
         p->raw_out_row = dst->width * C * cc_type_size (dst->type);
     }
-  p->fft = method == CC_METHOD_FFT;
-  if (method == CC_METHOD_SEPARABLE && job->mask_width > 1 && job->mask_height > 1)
+  p->fft = k->planes;
+  if (k->passes && job->mask_width > 1 && job->mask_height > 1)
     {
       /* The row pass filters every input row the column pass reads: on a
        * device source that is all of them, in one strip. */
@@ -118,10 +121,8 @@ make_plan (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job,
     p->host_out_row = p->raw_out_row ? p->raw_out_row : p->float_out_row;
   p->stage_in = g->pipeline && !src->on_device && !cc_gpu_host_pinned (src->data);
   p->stage_out = g->pipeline && !dst->on_device && !cc_gpu_host_pinned (dst->data);
-  /* Lanes share the mask in __constant__ memory, which separable rewrites
-   * between passes, and fft's plans: those two take one lane. */
-  p->lanes = !g->pipeline || (src->on_device && dst->on_device) ||
-             method == CC_METHOD_SEPARABLE || method == CC_METHOD_FFT ? 1 : max_lanes;
+  p->lanes = !g->pipeline || (src->on_device && dst->on_device) || k->one_lane ? 1
+                                                                               : max_lanes;
 
   cudaMemGetInfo (&free_bytes, &total);
   /* What this context already holds counts as available to it. */
@@ -241,73 +242,13 @@ elapsed (const Lane *lane, int a, int b)
   return ms;
 }
 
-/* separable: for each rank-1 term, a row pass over every input row into
- * 'pass', then a column pass adding into the output; only the last term's
- * column pass applies divisor, offset and clamping. */
 static cudaError_t
-launch_separable (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass,
-                  cudaStream_t stream)
-{
-  const int w = job->mask_width, h = job->mask_height, C = job->channels;
-  ConvArgs row = a, col = a;
-  cudaError_t err = cudaSuccess;
-
-  /* A 1D mask is its own single pass. */
-  if (w == 1 || h == 1)
-    {
-      if ((err = cc_register_set_mask (job->mask, w, h, stream)) != cudaSuccess)
-        return err;
-      return cc_register_launch (a, g->shared_optin, stream);
-    }
-
-  row.mask_width = w;
-  row.mask_height = 1;
-  row.out_y = 0;
-  row.dst = DevImage { pass, a.dst.width * (long long) C, a.dst.width, a.src.height };
-  row.inv_divisor = 1.0f;
-  row.offset = 0.0f;
-  row.clamp = 0;
-  col.mask_width = 1;
-  col.mask_height = h;
-  col.out_x = 0;
-  col.src = row.dst;
-  col.vec4 = row.dst.pitch % 4 == 0;   /* the pass starts 256-byte aligned */
-  for (int k = 0; k < job->terms && err == cudaSuccess; k++)
-    {
-      const bool last = k == job->terms - 1;
-
-      col.accumulate = k > 0;
-      col.inv_divisor = last ? a.inv_divisor : 1.0f;
-      col.offset = last ? a.offset : 0.0f;
-      col.clamp = last ? a.clamp : 0;
-      if ((err = cc_register_set_mask (job->sep_v + k * w, w, 1, stream)) != cudaSuccess ||
-          (err = cc_register_launch (row, g->shared_optin, stream)) != cudaSuccess ||
-          (err = cc_register_set_mask (job->sep_u + k * h, 1, h, stream)) != cudaSuccess)
-        break;
-      err = cc_register_launch (col, g->shared_optin, stream);
-    }
-  return err;
-}
-
-static cudaError_t
-launch (struct _CcGpu *g, CcMethod method, const CcJob *job, const ConvArgs &a, float *pass,
-        float *planes, cudaStream_t stream)
+launch (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const ConvArgs &a,
+        float *pass, float *planes, cudaStream_t stream)
 {
   if (cc_fault ("launch"))
     return cudaErrorLaunchFailure;
-  switch (method)
-    {
-    case CC_METHOD_REGISTER:
-      return cc_register_launch (a, g->shared_optin, stream);
-    case CC_METHOD_SEPARABLE:
-      return launch_separable (g, job, a, pass, stream);
-    case CC_METHOD_FFT:
-      if (!g->fft && !(g->fft = cc_fft_state_new ()))
-        return cudaErrorMemoryAllocation;
-      return cc_fft_launch (g->fft, a, job->mask, planes, stream);
-    default:
-      return cc_textbook_launch (method, a, stream);
-    }
+  return k->launch (g, job, a, pass, planes, stream);
 }
 
 /* The job's transfer tables on the device, as the conversions take them
@@ -361,8 +302,8 @@ upload_transfer (struct _CcGpu *g, const CcTransfer *t)
  * conversion, kernels, conversion back, download.  A pageable source is
  * staged here, on the caller's thread, while other lanes keep the GPU busy. */
 static cudaError_t
-start_strip (struct _CcGpu *g, CcMethod method, const CcJob *job, const Plan *p, Lane *lane,
-             ConvArgs a, int64_t y0, int64_t rows)
+start_strip (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const Plan *p,
+             Lane *lane, ConvArgs a, int64_t y0, int64_t rows)
 {
   const CcImage *src = job->src, *dst = job->dst;
   const int C = job->channels;
@@ -426,7 +367,7 @@ start_strip (struct _CcGpu *g, CcMethod method, const CcJob *job, const Plan *p,
   else
     a.dst = DevImage { float_out, dst->width * C, (int) dst->width, (int) rows };
   a.vec4 = ((uintptr_t) a.src.data % 16 == 0) && (a.src.pitch % 4 == 0);
-  if ((err = launch (g, method, job, a, pass, planes, stream)) != cudaSuccess)
+  if ((err = launch (g, k, job, a, pass, planes, stream)) != cudaSuccess)
     return err;
 
   if (!p->direct_out && (dst->on_device || p->raw_out_row))
@@ -590,9 +531,7 @@ extern "C" CcStatus
 cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job,
             CcResult *r)
 {
-  const int taps = job->mask_width * job->mask_height;
-  /* All but basic and fft read the mask from __constant__ memory. */
-  const bool constant = method != CC_METHOD_BASIC && method != CC_METHOD_FFT;
+  const CcKernels *k;
   CcStatus status;
   cudaError_t err;
   Plan p;
@@ -601,6 +540,7 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
 
   if ((status = cc_gpu_check (g, method, job, r->message, sizeof r->message)) != CC_OK)
     return r->status = status;
+  k = cc_methods[method].kernels;
   r->message[0] = '\0';      /* the check leaves the device's name there */
   /* Lanes share the memory: where that is too tight, one lane. */
   if ((status = make_plan (g, budget, method, job, LANES, &p, r)) == CC_ERROR_OUT_OF_MEMORY)
@@ -621,17 +561,9 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
   snprintf (r->device, sizeof r->device, "%s", g->name);
   a = conv_args (g, job);
 
-  if (constant)
-    pthread_mutex_lock (&cc_textbook_constant_lock);
-  if (method == CC_METHOD_REGISTER)
-    err = cc_register_set_mask (job->mask, job->mask_width, job->mask_height, g->stream);
-  else if (method == CC_METHOD_SEPARABLE || method == CC_METHOD_FFT)
-    err = cudaSuccess;   /* each pass sets its own; fft keeps the spectrum */
-  else if (constant)
-    err = cc_textbook_set_mask (job->mask, taps, g->stream);
-  else
-    err = cudaMemcpyAsync (g->mask, job->mask, sizeof (float) * taps,
-                           cudaMemcpyHostToDevice, g->stream);
+  if (k->constant)
+    pthread_mutex_lock (&cc_constant_mask_lock);
+  err = k->set_mask (g, job);
   if (err == cudaSuccess && job->transfer)
     err = upload_transfer (g, job->transfer);
   /* The lanes read the mask and the tables: they must be there first. */
@@ -652,7 +584,7 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
           status = cc_fail (r, CC_ERROR_CANCELLED, "cancelled");
           break;
         }
-      err = start_strip (g, method, job, &p, lane, a, y0, rows);
+      err = start_strip (g, k, job, &p, lane, a, y0, rows);
     }
   /* The strips in flight, oldest first; after a failure or a cancel their
    * results are dropped (gpu_failed waits for them). */
@@ -664,7 +596,7 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
     status = gpu_failed (g, err, r);
   else if (status == CC_OK)
     cc_job_tick (job, 1.0);
-  if (constant)
-    pthread_mutex_unlock (&cc_textbook_constant_lock);   /* every lane is finished */
+  if (k->constant)
+    pthread_mutex_unlock (&cc_constant_mask_lock);   /* every lane is finished */
   return status;
 }

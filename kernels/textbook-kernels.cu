@@ -11,11 +11,9 @@
  */
 #include "config.h"
 
-#include "cuda-kernels.cuh"
+#include "gpu.cuh"
 
 __constant__ float c_mask[CC_MASK_MAX * CC_MASK_MAX];
-
-pthread_mutex_t cc_textbook_constant_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct GlobalTaps
 {
@@ -208,15 +206,8 @@ block_for (int mask_width, int mask_height)
   return dim3 (16, 16);
 }
 
-cudaError_t
-cc_textbook_set_mask (const float *mask, int count, cudaStream_t stream)
-{
-  return cudaMemcpyToSymbolAsync (c_mask, mask, sizeof (float) * count, 0,
-                                  cudaMemcpyHostToDevice, stream);
-}
-
-size_t
-cc_textbook_shared_bytes (CcMethod method, int mask_width, int mask_height, int channels)
+static size_t
+shared_bytes (CcMethod method, int mask_width, int mask_height, int channels)
 {
   dim3 b = block_for (mask_width, mask_height);
 
@@ -234,7 +225,7 @@ launch (CcMethod method, const ConvArgs &a, cudaStream_t stream)
   dim3 block = block_for (a.mask_width, a.mask_height);
   unsigned rows = (a.dst.height + block.y - 1) / block.y;
   dim3 grid ((a.dst.width + block.x - 1) / block.x, rows < 65535 ? rows : 65535);
-  size_t shared = cc_textbook_shared_bytes (method, a.mask_width, a.mask_height, C);
+  size_t shared = shared_bytes (method, a.mask_width, a.mask_height, C);
   cudaError_t err;
 
   switch (method)
@@ -262,8 +253,8 @@ launch (CcMethod method, const ConvArgs &a, cudaStream_t stream)
   return cudaGetLastError ();
 }
 
-cudaError_t
-cc_textbook_launch (CcMethod method, const ConvArgs &a, cudaStream_t stream)
+static cudaError_t
+launch_channels (CcMethod method, const ConvArgs &a, cudaStream_t stream)
 {
   switch (a.channels)
     {
@@ -273,4 +264,48 @@ cc_textbook_launch (CcMethod method, const ConvArgs &a, cudaStream_t stream)
     case 4:  return launch<4> (method, a, stream);
     default: return cudaErrorInvalidValue;
     }
+}
+
+/* basic reads the mask from global memory, the others from __constant__. */
+static cudaError_t
+basic_set_mask (struct _CcGpu *g, const CcJob *job)
+{
+  return cudaMemcpyAsync (g->mask, job->mask,
+                          sizeof (float) * job->mask_width * job->mask_height,
+                          cudaMemcpyHostToDevice, g->stream);
+}
+
+static cudaError_t
+constant_set_mask (struct _CcGpu *g, const CcJob *job)
+{
+  return cudaMemcpyToSymbolAsync (c_mask, job->mask,
+                                  sizeof (float) * job->mask_width * job->mask_height, 0,
+                                  cudaMemcpyHostToDevice, g->stream);
+}
+
+template <CcMethod M>
+static CcStatus
+check (const CcJob *job, size_t *shared, char *message, size_t size)
+{
+  *shared = shared_bytes (M, job->mask_width, job->mask_height, job->channels);
+  return CC_OK;
+}
+
+template <CcMethod M>
+static cudaError_t
+launch_method (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass,
+               float *planes, cudaStream_t stream)
+{
+  return launch_channels (M, a, stream);
+}
+
+extern "C" {
+const CcKernels cc_kernels_basic =
+  { check<CC_METHOD_BASIC>, basic_set_mask, launch_method<CC_METHOD_BASIC> };
+const CcKernels cc_kernels_constant =
+  { check<CC_METHOD_CONSTANT>, constant_set_mask, launch_method<CC_METHOD_CONSTANT>, true };
+const CcKernels cc_kernels_tiled =
+  { check<CC_METHOD_TILED>, constant_set_mask, launch_method<CC_METHOD_TILED>, true };
+const CcKernels cc_kernels_caching =
+  { check<CC_METHOD_CACHING>, constant_set_mask, launch_method<CC_METHOD_CACHING>, true };
 }

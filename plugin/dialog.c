@@ -270,7 +270,7 @@ update_methods (Dialog *d)
   g_object_get (d->config, "alpha-weighting", &weighted, NULL);
   weighted = weighted && babl_format_has_alpha (format);
   cc_method_from_name (id, &selected);
-  gtk_label_set_text (GTK_LABEL (d->method_note), "");
+  gtk_label_set_text (GTK_LABEL (d->method_note), cc_methods[selected].summary);
   for (ok = gtk_tree_model_get_iter_first (model, &iter); ok;
        ok = gtk_tree_model_iter_next (model, &iter))
     {
@@ -365,13 +365,10 @@ method_combo (void)
   GtkListStore *store = gtk_list_store_new (3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_BOOLEAN);
   GtkWidget *combo = gtk_combo_box_new_with_model (GTK_TREE_MODEL (store));
   GtkCellRenderer *cell = gtk_cell_renderer_text_new ();
-  static const CcMethod order[] = { CC_METHOD_AUTO, CC_METHOD_REGISTER, CC_METHOD_SEPARABLE,
-                                    CC_METHOD_FFT, CC_METHOD_TILED, CC_METHOD_CACHING,
-                                    CC_METHOD_CONSTANT, CC_METHOD_BASIC, CC_METHOD_CPU };
 
-  for (gsize i = 0; i < G_N_ELEMENTS (order); i++)
-    gtk_list_store_insert_with_values (store, NULL, -1, 0, cc_method_name (order[i]),
-                                       1, cc_method_name (order[i]), 2, TRUE, -1);
+  for (gint m = 0; m < CC_METHOD_COUNT; m++)
+    gtk_list_store_insert_with_values (store, NULL, -1, 0, cc_methods[m].name,
+                                       1, cc_methods[m].name, 2, TRUE, -1);
   gtk_combo_box_set_id_column (GTK_COMBO_BOX (combo), 0);
   gtk_cell_layout_pack_start (GTK_CELL_LAYOUT (combo), cell, TRUE);
   gtk_cell_layout_set_attributes (GTK_CELL_LAYOUT (combo), cell, "text", 1,

@@ -101,6 +101,8 @@ convolve_set_i18n (GimpPlugIn   *plug_in,
 static void
 add_arguments (GimpProcedure *procedure)
 {
+  gchar *blurb;
+
   gimp_procedure_add_string_argument (procedure, "preset", "_Preset",
                                       "A preset id (see plug-in-cuda-convolve-presets); "
                                       "when set it supplies mask-width, mask-height, matrix, "
@@ -141,12 +143,11 @@ add_arguments (GimpProcedure *procedure)
                                       "GEGL's \"none\", \"clamp\" and \"loop\" name "
                                       "zero, extend and wrap",
                                       "extend", G_PARAM_READWRITE);
-  gimp_procedure_add_string_argument (procedure, "method", "M_ethod",
-                                      "How to compute it: \"auto\" (the fastest; the CPU "
-                                      "where no GPU is usable), \"cpu\", or a GPU method: "
-                                      "\"basic\", \"constant\", \"tiled\", \"caching\", "
-                                      "\"register\", \"separable\" or \"fft\"",
-                                      "auto", G_PARAM_READWRITE);
+  blurb = g_strdup_printf ("How to compute it: %s (\"auto\": the fastest; the CPU where "
+                           "no GPU is usable)", cc_method_names ());
+  gimp_procedure_add_string_argument (procedure, "method", "M_ethod", blurb, "auto",
+                                      G_PARAM_READWRITE);
+  g_free (blurb);
   gimp_procedure_add_boolean_argument (procedure, "clamp", "_Clamp",
                                        "Clamp results to [0,1]; off keeps HDR values of "
                                        "float layers", TRUE, G_PARAM_READWRITE);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# On the GPU machine, after scripts/gpu-check.sh built the tree: a
+# On the GPU machine, after scripts/gpu-check.sh built _build: a
 # 30000x30000 RGB float PFM (10.8 GB) through the tool under a 4 GB device
 # budget (in strips), then in one strip (no budget, no pipelining); the two
 # outputs must be identical (sha256).
@@ -8,7 +8,7 @@
 set -eu
 dir=${HUGE_DIR:-/tmp/huge}
 size=${HUGE_SIZE:-30000}
-tool=$(pwd)/tools/cuda-convolve
+tool=$(cd "$(dirname "$0")/.." && pwd)/_build/tools/cuda-convolve
 mkdir -p "$dir"
 since () { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 

@@ -1,11 +1,12 @@
 #!/bin/sh
-# On the GPU machine, after scripts/gpu-check.sh built the tree: the reduced
+# On the GPU machine, after scripts/gpu-check.sh built _build: the reduced
 # test matrix (CHECK_REDUCED: every method x border x 1, 3 and 4 channels x
 # three masks, small odd images, plus three walks of many tiles a block, the
-# band kernel's border cases, strips and injected faults) under each of
+# 3x3 kernel's border cases, strips and injected faults) under each of
 # compute-sanitizer's tools (TOOLS picks some: "memcheck initcheck").
 # Prints each summary; fails on any error.
 set -u
+test_gpu=$(cd "$(dirname "$0")/.." && pwd)/_build/tests/test-gpu
 cs=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
 status=0
 for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
@@ -20,10 +21,10 @@ for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
   [ "$tool" = initcheck ] && extra="--check-api-memory-access no"
   start=$(date +%s)
   CHECK_REDUCED=1 CHECK_SEED=${CHECK_SEED:-7} "$cs" --tool "$tool" $extra --error-exitcode 9 \
-    tests/test-gpu >"${OUT:-.}/sanitize-$tool.log" 2>&1
+    "$test_gpu" >"${OUT:-.}/sanitize-$tool.log" 2>&1
   rc=$?
   echo "== $tool: exit $rc, $(( $(date +%s) - start )) s"
-  grep -E 'SUMMARY|^reduced matrix|^walks|^band|^PASS|^FAIL' "${OUT:-.}/sanitize-$tool.log"
+  grep -E 'SUMMARY|^reduced matrix|^walks|^3x3|^PASS|^FAIL' "${OUT:-.}/sanitize-$tool.log"
   [ $rc = 0 ] || { status=1; grep -m 20 -E '^=========' "${OUT:-.}/sanitize-$tool.log"; }
 done
 exit $status

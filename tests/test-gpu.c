@@ -184,7 +184,7 @@ test_walks (CcContext *ctx, bool reduced)
   printf ("walks: %d cases, %d failed\n", cases, failed);
 }
 
-/* The 3x3 RGBA band kernel on a float source on the device with 16-byte
+/* Register's 3x3 RGBA kernel on a float source on the device with 16-byte
  * aligned rows, which it reads in place: there it applies the border rules
  * down the image itself (a host image comes in strips that hold their
  * border rows).  Each border mode, a region inside a larger source, copied
@@ -192,7 +192,7 @@ test_walks (CcContext *ctx, bool reduced)
  * kernel's grid of 65535 blocks of 32 rows, so that its blocks step down
  * by the grid.  Rows 4 bytes out of line take the tile kernel instead. */
 static void
-test_band (CcContext *ctx, bool reduced)
+test_3x3 (CcContext *ctx, bool reduced)
 {
   /* src w, h, then the output rectangle: x, y, w, h; bytes after a row */
   static const int64_t sizes[][7] = {
@@ -226,7 +226,7 @@ test_band (CcContext *ctx, bool reduced)
         failed += check_case (ctx, &c, methods, 1) ? 1 : 0;
         cases++;
       }
-  printf ("band: %d cases, %d failed\n", cases, failed);
+  printf ("3x3: %d cases, %d failed\n", cases, failed);
 }
 
 /* Injected faults: an allocation or a launch that fails.  An explicit GPU
@@ -391,7 +391,7 @@ main (void)
       /* For compute-sanitizer, which runs each kernel many times slower. */
       check_reduced (ctx, methods, n);
       test_walks (ctx, true);
-      test_band (ctx, true);
+      test_3x3 (ctx, true);
       test_strips (ctx, methods, n, 1);
       test_faults (ctx);
     }
@@ -400,7 +400,7 @@ main (void)
       check_known (ctx, methods, n);
       check_sweep (ctx, methods, n, true);
       test_walks (ctx, false);
-      test_band (ctx, false);
+      test_3x3 (ctx, false);
       test_strips (ctx, methods, n, 3);
       check_threads (ctx, CC_METHOD_CONSTANT);
       check_threads (ctx, CC_METHOD_TILED);

@@ -29,8 +29,7 @@ static const char usage[] =
   "  --border MODE         zero, extend, wrap, mirror, black or white (default\n"
   "                        extend); GEGL's none, clamp and loop name zero, extend\n"
   "                        and wrap\n"
-  "  --method NAME         auto, cpu, basic, constant, tiled, caching, register,\n"
-  "                        separable or fft (default auto)\n"
+  "  --method NAME         one of the methods below (default auto)\n"
   "  --perceptual          convolve 8- and 16-bit files' perceptual values as they\n"
   "                        are (GIMP 2's convmatrix); by default they are taken as\n"
   "                        sRGB and convolved in linear light, as GIMP 3 does\n"
@@ -163,7 +162,12 @@ main (int argc, char **argv)
           return die (2, "--method: '%s' is not one of %s", optarg, cc_method_names ());
         break;
       case OPT_HELP:
-        fputs (usage, stdout);
+        {
+          fputs (usage, stdout);
+          fputs ("\nMethods:\n", stdout);
+          for (int m = 0; m < CC_METHOD_COUNT; m++)
+            printf ("  %-10s %s\n", cc_methods[m].name, cc_methods[m].summary);
+        }
         return 0;
       case OPT_VERSION:
         puts (PACKAGE_STRING);

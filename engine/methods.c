@@ -1,0 +1,59 @@
+/* The methods, one row each: what the front ends list and describe, what
+ * 'auto' weighs, and, for GPU methods, the kernels that run them.  Adding
+ * a method is a row here, its enum value in convolve.h and its kernels'
+ * CcKernels in kernels/.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include "engine.h"
+
+#ifdef HAVE_CUDA
+#define KERNELS(name) (&cc_kernels_##name)
+#else
+#define KERNELS(name) NULL
+#endif
+
+/* 'auto' tries the GPU methods by auto_order: first those whose taps
+ * bounds hold the mask, then the same ignoring the bounds, then the last
+ * resorts.  The bounds are in register's work (the mask's width class
+ * times its height) and say where each method wins on 4096x4096 RGBA
+ * (docs/performance.md): separable for rank-1 masks past 120 taps (below,
+ * register's one pass beats separable's two), register up to a 31x31
+ * mask's, fft beyond. */
+const CcMethodInfo cc_methods[CC_METHOD_COUNT] =
+{
+  [CC_METHOD_AUTO] = {
+    .name = "auto",
+    .summary = "the fastest method that can take the mask; the CPU where no GPU is usable" },
+  [CC_METHOD_CPU] = {
+    .name = "cpu",
+    .summary = "all CPU cores" },
+  [CC_METHOD_BASIC] = {
+    .name = "basic", .gpu = true, .kernels = KERNELS (basic),
+    .summary = "GPU, textbook: every read from global memory",
+    .auto_order = 5, .auto_last_resort = true },
+  [CC_METHOD_CONSTANT] = {
+    .name = "constant", .gpu = true, .kernels = KERNELS (constant),
+    .summary = "GPU, textbook: the mask in constant memory" },
+  [CC_METHOD_TILED] = {
+    .name = "tiled", .gpu = true, .kernels = KERNELS (tiled),
+    .summary = "GPU, textbook: the input tile and its halo in shared memory" },
+  [CC_METHOD_CACHING] = {
+    .name = "caching", .gpu = true, .kernels = KERNELS (caching),
+    .summary = "GPU, textbook: the block's pixels in shared memory, the halo through L2",
+    .auto_order = 4, .auto_last_resort = true },
+  [CC_METHOD_REGISTER] = {
+    .name = "register", .gpu = true, .kernels = KERNELS (register),
+    .summary = "GPU: several outputs a thread from a shared-memory tile",
+    .auto_order = 2, .auto_max_taps = 31 * 31 },
+  [CC_METHOD_SEPARABLE] = {
+    .name = "separable", .gpu = true, .kernels = KERNELS (separable),
+    .summary = "GPU: a mask of rank up to 3 as row and column passes",
+    .auto_order = 1, .auto_min_taps = 121, .auto_rank1 = true },
+  [CC_METHOD_FFT] = {
+    .name = "fft", .gpu = true, .kernels = KERNELS (fft),
+    .summary = "GPU: cuFFT, the same cost for any mask size",
+    .auto_order = 3 },
+};

@@ -1,0 +1,94 @@
+/* Method "separable": a mask of rank up to CC_SEPARABLE_MAX_TERMS (the
+ * engine's SVD splits it into terms) as a row pass and a column pass per
+ * term, each by the register method's kernels.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "gpu.cuh"
+
+static CcStatus
+check (const CcJob *job, size_t *shared, char *message, size_t size)
+{
+  const int w = job->mask_width, h = job->mask_height, C = job->channels;
+
+  if (job->weighted)
+    {
+      snprintf (message, size, "separable does not weight colour by alpha (the "
+                "weighted formula's sum |k*a| does not separate); turn alpha "
+                "weighting off or choose another method");
+      return CC_ERROR_UNSUPPORTED;
+    }
+  if (job->terms < 1)
+    {
+      snprintf (message, size, "this %dx%d mask is not separable: more than %d "
+                "rank-1 terms would be needed", w, h, CC_SEPARABLE_MAX_TERMS);
+      return CC_ERROR_UNSUPPORTED;
+    }
+  /* Each pass's tile: the row pass w wide, the column pass h tall. */
+  *shared = cc_register_shared_bytes (w, 1, C, false);
+  if (cc_register_shared_bytes (1, h, C, false) > *shared)
+    *shared = cc_register_shared_bytes (1, h, C, false);
+  return CC_OK;
+}
+
+/* Each pass sets its own mask. */
+static cudaError_t
+set_mask (struct _CcGpu *g, const CcJob *job)
+{
+  return cudaSuccess;
+}
+
+/* For each rank-1 term, a row pass over every input row into 'pass', then
+ * a column pass adding into the output; only the last term's column pass
+ * applies divisor, offset and clamping. */
+static cudaError_t
+launch (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass, float *planes,
+        cudaStream_t stream)
+{
+  const int w = job->mask_width, h = job->mask_height, C = job->channels;
+  ConvArgs row = a, col = a;
+  cudaError_t err = cudaSuccess;
+
+  /* A 1D mask is its own single pass. */
+  if (w == 1 || h == 1)
+    {
+      if ((err = cc_register_set_mask (job->mask, w, h, stream)) != cudaSuccess)
+        return err;
+      return cc_register_launch (a, g->shared_optin, stream);
+    }
+
+  row.mask_width = w;
+  row.mask_height = 1;
+  row.out_y = 0;
+  row.dst = DevImage { pass, a.dst.width * (long long) C, a.dst.width, a.src.height };
+  row.inv_divisor = 1.0f;
+  row.offset = 0.0f;
+  row.clamp = 0;
+  col.mask_width = 1;
+  col.mask_height = h;
+  col.out_x = 0;
+  col.src = row.dst;
+  col.vec4 = row.dst.pitch % 4 == 0;   /* the pass starts 256-byte aligned */
+  for (int k = 0; k < job->terms && err == cudaSuccess; k++)
+    {
+      const bool last = k == job->terms - 1;
+
+      col.accumulate = k > 0;
+      col.inv_divisor = last ? a.inv_divisor : 1.0f;
+      col.offset = last ? a.offset : 0.0f;
+      col.clamp = last ? a.clamp : 0;
+      if ((err = cc_register_set_mask (job->sep_v + k * w, w, 1, stream)) != cudaSuccess ||
+          (err = cc_register_launch (row, g->shared_optin, stream)) != cudaSuccess ||
+          (err = cc_register_set_mask (job->sep_u + k * h, 1, h, stream)) != cudaSuccess)
+        break;
+      err = cc_register_launch (col, g->shared_optin, stream);
+    }
+  return err;
+}
+
+extern "C" const CcKernels cc_kernels_separable =
+  { check, set_mask, launch, true, true, true, false };
