@@ -7,6 +7,8 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include "engine.h"
 
 #ifdef HAVE_CUDA
@@ -57,3 +59,27 @@ const CcMethodInfo cc_methods[CC_METHOD_COUNT] =
     .summary = "GPU: cuFFT, the same cost for any mask size",
     .auto_order = 3 },
 };
+
+const char *
+cc_method_name (CcMethod method)
+{
+  return (unsigned) method < CC_METHOD_COUNT ? cc_methods[method].name : "?";
+}
+
+bool
+cc_method_from_name (const char *name, CcMethod *method)
+{
+  for (int m = 0; name && m < CC_METHOD_COUNT; m++)
+    if (strcmp (name, cc_methods[m].name) == 0)
+      {
+        *method = (CcMethod) m;
+        return true;
+      }
+  return false;
+}
+
+bool
+cc_method_is_gpu (CcMethod method)
+{
+  return (unsigned) method < CC_METHOD_COUNT && cc_methods[method].gpu;
+}
