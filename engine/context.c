@@ -63,6 +63,12 @@ cc_context_device_name (CcContext *ctx)
   return ctx->cpu_name;
 }
 
+const char *
+cc_context_cpu_name (CcContext *ctx)
+{
+  return ctx->cpu_name;
+}
+
 void
 cc_context_set_device_budget (CcContext *ctx, uint64_t bytes)
 {

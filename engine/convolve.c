@@ -140,6 +140,18 @@ separate (CcContext *ctx, const CcMask *mask, CcJob *job)
   job->sep_v = ctx->sep_v;
 }
 
+/* A job with only what the methods' checks look at. */
+static void
+probe_job (CcJob *job, const CcMask *mask, int channels, bool weighted)
+{
+  memset (job, 0, sizeof *job);
+  job->channels = channels;
+  job->mask_width = mask->width;
+  job->mask_height = mask->height;
+  job->weighted = weighted;
+  job->alpha = weighted ? channels - 1 : -1;
+}
+
 CcStatus
 cc_method_check (CcContext *ctx, CcMethod method, const CcMask *mask, int channels,
                  bool weighted, char *message, size_t size)
@@ -162,12 +174,7 @@ cc_method_check (CcContext *ctx, CcMethod method, const CcMask *mask, int channe
                 channels, weighted ? " with alpha" : "");
       return CC_ERROR_INVALID;
     }
-  memset (&job, 0, sizeof job);
-  job.channels = channels;
-  job.mask_width = mask->width;
-  job.mask_height = mask->height;
-  job.weighted = weighted;
-  job.alpha = weighted ? channels - 1 : -1;
+  probe_job (&job, mask, channels, weighted);
   pthread_mutex_lock (&ctx->lock);
   if (method == CC_METHOD_SEPARABLE)
     separate (ctx, mask, &job);
@@ -202,6 +209,25 @@ auto_gpu_method (CcContext *ctx, const CcMask *mask, CcJob *job)
             return (CcMethod) m;
         }
   return CC_METHOD_BASIC;
+}
+
+CcMethod
+cc_method_resolve (CcContext *ctx, CcMethod method, const CcMask *mask, int channels,
+                   bool weighted)
+{
+  CcJob job;
+  char why[8];
+
+  if (method != CC_METHOD_AUTO)
+    return method;
+  if (!cc_mask_check (mask, why, sizeof why) ||
+      cc_gpu_status (ctx->gpu, why, sizeof why) != CC_OK)
+    return CC_METHOD_CPU;
+  probe_job (&job, mask, channels, weighted);
+  pthread_mutex_lock (&ctx->lock);
+  method = auto_gpu_method (ctx, mask, &job);
+  pthread_mutex_unlock (&ctx->lock);
+  return method;
 }
 
 /* The CPU path, given the mask's terms where two passes could pay. */

@@ -158,6 +158,8 @@ void         cc_context_free         (CcContext *ctx);
  * start-up to finish. */
 CcStatus     cc_context_gpu_status   (CcContext *ctx, char *message, size_t size);
 const char  *cc_context_device_name  (CcContext *ctx);
+/* "CPU (N threads)": where the cpu method runs. */
+const char  *cc_context_cpu_name     (CcContext *ctx);
 
 /* Upper bound on the device memory one call may use, in bytes; 0 means the
  * free memory.  The environment variable CUDA_CONVOLVE_DEVICE_BUDGET (bytes,
@@ -201,6 +203,16 @@ CcStatus     cc_method_check         (CcContext       *ctx,
                                       bool             weighted,
                                       char            *message,
                                       size_t           size);
+
+/* The method a call with these options would take on this context: 'auto'
+ * resolved to a GPU method, or to cpu where no GPU is usable.  For callers
+ * that hand the work to another process's engine (the GEGL operation in
+ * GIMP's) and report what ran. */
+CcMethod     cc_method_resolve       (CcContext       *ctx,
+                                      CcMethod         method,
+                                      const CcMask    *mask,
+                                      int              channels,
+                                      bool             weighted);
 
 /* The text form of a mask: rows separated by ';' (or new lines), values by
  * ',', e.g. "0,1,0;1,-4,1;0,1,0".  Parsing checks sizes and finiteness and

@@ -9,9 +9,9 @@ set -eu
 
 ROOT=${GIMP_ROOT:-/var/cache/gimp-cuda-convolve/trixie}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-PACKAGES="gimp libgimp-3.0-dev gcc g++ make autoconf automake pkg-config
-          python3-gi gir1.2-gimp-3.0 xvfb xauth imagemagick x11-utils xdotool
-          ca-certificates"
+PACKAGES="gimp libgimp-3.0-dev libgegl-dev gegl gcc g++ make autoconf automake
+          pkg-config python3-gi gir1.2-gimp-3.0 xvfb xauth imagemagick x11-utils
+          xdotool ca-certificates"
 
 # What provisioning prints (debootstrap's and apt's progress) goes to a log
 # beside the root; a user sees one line, and the log's end if it fails.
@@ -29,9 +29,26 @@ provision_root ()
   [ $status = 0 ] && mv "$ROOT.tmp" "$ROOT"
 }
 
+# A root from before a package joined the list gets what it lacks.
+complete_root ()
+{
+  mount -t proc proc "$ROOT/proc" || return 1
+  chroot "$ROOT" sh -c "apt-get update &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(echo $PACKAGES)"
+  status=$?
+  umount "$ROOT/proc"
+  return $status
+}
+
 provision ()
 {
-  [ -x "$ROOT/usr/bin/gimp-console-3.0" ] && return 0
+  if [ -x "$ROOT/usr/bin/gimp-console-3.0" ]; then
+    [ -x "$ROOT/usr/bin/gegl" ] && return 0
+    echo "gimp-root: adding the gegl tool to $ROOT (once)" >&2
+    (complete_root) >"$ROOT.log" 2>&1 ||
+      { echo "gimp-root: that failed; the end of $ROOT.log:" >&2; tail -20 "$ROOT.log" >&2; exit 1; }
+    return 0
+  fi
   command -v debootstrap >/dev/null ||
     { apt-get update -qq && apt-get install -y -qq debootstrap >/dev/null 2>&1; }
   mkdir -p "$(dirname "$ROOT")"

@@ -1,7 +1,10 @@
 #!/bin/sh
 # plug-in-cuda-convolve in real GIMP 3: one GIMP start runs the Python suite
 # (tests/gimp/procedure.py), one the Script-Fu suite (procedure.scm), one the
-# comparison with GIMP's own Convolution Matrix (parity.py).  GIMP
+# comparison with GIMP's own Convolution Matrix (parity.py); these run
+# without the GEGL operation, so the procedure moves the pixels itself (its
+# fallback).  Then with the operation: its suite (op.py), parity again (the
+# procedure now applies through it), GEGL threads and a fault.  GIMP
 # finds the uninstalled plug-in through a scratch profile.  Skips (77) only
 # where GIMP 3 cannot be found.
 set -u
@@ -86,4 +89,40 @@ killer=$!
 CC_TEST_MODE=killed CC_KILL_FILE="$tmp/killed" run python-fu-eval "$env_test" killed
 kill $killer 2>/dev/null
 wait $killer 2>/dev/null
+
+# With the GEGL operation where GEGL looks for modules: the procedure then
+# applies through it.  The runs above had none, so they covered the
+# plug-in's own pixel path, the fallback.
+module="$builddir/gegl/cuda-convolve-gpl3.so"
+if [ -f "$module" ]; then
+  export XDG_DATA_HOME="$tmp/data"
+  mkdir -p "$XDG_DATA_HOME/gegl-0.4/plug-ins"
+  cp "$module" "$XDG_DATA_HOME/gegl-0.4/plug-ins/"
+  export CUDA_CONVOLVE_PRESET_DIR="$srcdir/presets" CC_GEGL_DIR="$tmp/gegl"
+  mkdir -p "$CC_GEGL_DIR"
+  # The gegl tool on a PNG and a float TIFF, for op.py to compare.
+  cp "$srcdir/data/sample.png" "$CC_GEGL_DIR/in.png"
+  gegl -i "$srcdir/data/sample.png" -o "$CC_GEGL_DIR/in.tif" -- \
+    gegl:convert-format format="RGBA float" 2>"$tmp/gegl.log" &&
+  for f in in.png in.tif; do
+    gegl -i "$CC_GEGL_DIR/$f" -o "$CC_GEGL_DIR/out-$f" -- cuda:convolve preset=gaussian-5 \
+      2>>"$tmp/gegl.log" || { echo "FAIL gegl tool on $f:"; cat "$tmp/gegl.log"; status=1; }
+  done
+  run python-fu-eval "exec(open('$srcdir/tests/gimp/op.py').read())" op
+  run python-fu-eval "exec(open('$srcdir/tests/gimp/parity.py').read())" parity-op
+  # Eight GEGL threads give one's result.
+  for n in 1 8; do
+    GEGL_THREADS=$n CC_TEST_MODE=save CC_TEST_SAVE="$tmp/threads-$n" \
+      run python-fu-eval "exec(open('$srcdir/tests/gimp/op.py').read())" "threads-$n"
+  done
+  if cmp -s "$tmp/threads-1" "$tmp/threads-8"; then
+    echo "ok   - GEGL_THREADS=8 gives GEGL_THREADS=1's result, byte for byte"
+  else
+    echo "FAIL - GEGL_THREADS=8 and 1 differ"; status=1
+  fi
+  # The engine's CPU memory failing inside GIMP's process: the operation
+  # passes the input through with a warning, and GIMP carries on.
+  CUDA_CONVOLVE_FAULT=cpu CC_TEST_MODE=fault-op \
+    run python-fu-eval "exec(open('$srcdir/tests/gimp/op.py').read())" fault-op
+fi
 exit $status

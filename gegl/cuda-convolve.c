@@ -1,0 +1,342 @@
+/* cuda:convolve, the engine as a GEGL operation: GIMP runs it inside its
+ * own process, so it previews on the canvas, stays on a layer as an
+ * editable effect and moves no pixel across a process boundary; the `gegl`
+ * tool runs it on any file GEGL reads.  An area filter: GEGL asks for an
+ * output rectangle, possibly from several threads at once, and hands over
+ * the input with the mask's halo.
+ *
+ * It works in "RGBA float" (linear light) or "R'G'B'A float" (perceptual,
+ * linear FALSE) in the input's colour space, as GIMP's Convolution Matrix
+ * does, so GEGL converts the layer's samples; results equal the procedure's.
+ * Nothing here may crash or hang GIMP: a property the procedure would
+ * refuse passes the input through with a warning, and a GPU that fails
+ * leaves the call to the CPU path.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include <string.h>
+
+/* gegl-op.h marks the properties' names for translation; none is made. */
+#define GETTEXT_PACKAGE PACKAGE
+#include <glib/gi18n-lib.h>
+#include <gegl.h>
+
+#ifdef GEGL_PROPERTIES
+
+enum_start (cuda_convolve_border)
+  enum_value (CUDA_CONVOLVE_BORDER_ZERO,   "zero",   "Zero")
+  enum_value (CUDA_CONVOLVE_BORDER_EXTEND, "extend", "Extend")
+  enum_value (CUDA_CONVOLVE_BORDER_WRAP,   "wrap",   "Wrap")
+  enum_value (CUDA_CONVOLVE_BORDER_MIRROR, "mirror", "Mirror")
+  enum_value (CUDA_CONVOLVE_BORDER_BLACK,  "black",  "Black")
+  enum_value (CUDA_CONVOLVE_BORDER_WHITE,  "white",  "White")
+enum_end (CudaConvolveBorder)
+
+enum_start (cuda_convolve_method)
+  enum_value (CUDA_CONVOLVE_METHOD_AUTO,      "auto",      "Auto")
+  enum_value (CUDA_CONVOLVE_METHOD_CPU,       "cpu",       "CPU")
+  enum_value (CUDA_CONVOLVE_METHOD_BASIC,     "basic",     "Basic")
+  enum_value (CUDA_CONVOLVE_METHOD_CONSTANT,  "constant",  "Constant")
+  enum_value (CUDA_CONVOLVE_METHOD_TILED,     "tiled",     "Tiled")
+  enum_value (CUDA_CONVOLVE_METHOD_CACHING,   "caching",   "Caching")
+  enum_value (CUDA_CONVOLVE_METHOD_REGISTER,  "register",  "Register")
+  enum_value (CUDA_CONVOLVE_METHOD_SEPARABLE, "separable", "Separable")
+  enum_value (CUDA_CONVOLVE_METHOD_FFT,       "fft",       "FFT")
+enum_end (CudaConvolveMethod)
+
+property_string (preset, "Preset", "")
+  description ("A preset id (plug-in-cuda-convolve-presets lists them); it supplies "
+               "the matrix, divisor and offset, and normalize is ignored")
+
+property_string (matrix, "Matrix", "0,0,0;0,1,0;0,0,0")
+  description ("The mask: rows separated by ';', values by ',', odd sizes up to "
+               "127x127, e.g. \"0,1,0;1,-4,1;0,1,0\"")
+
+property_double (divisor, "Divisor", 1.0)
+  description ("The weighted sum is divided by this")
+  value_range (-G_MAXDOUBLE, G_MAXDOUBLE)
+  ui_range (-1000.0, 1000.0)
+  ui_meta ("sensitive", "! normalize")
+
+property_double (offset, "Offset", 0.0)
+  description ("Then this is added, in the 0..1 scale")
+  value_range (-G_MAXDOUBLE, G_MAXDOUBLE)
+  ui_range (-1.0, 1.0)
+  ui_meta ("sensitive", "! normalize")
+
+property_boolean (normalize, "Normalize", FALSE)
+  description ("Divisor and offset from the mask's sum (GIMP's rule)")
+
+property_enum (border, "Border", CudaConvolveBorder, cuda_convolve_border,
+               CUDA_CONVOLVE_BORDER_EXTEND)
+  description ("What lies beyond the image's edges")
+
+property_enum (method, "Method", CudaConvolveMethod, cuda_convolve_method,
+               CUDA_CONVOLVE_METHOD_AUTO)
+  description ("How to compute it: auto takes the fastest, the CPU where no GPU "
+               "is usable")
+
+property_boolean (clamp, "Clamp", TRUE)
+  description ("Clamp results to [0,1]; off keeps HDR values")
+
+property_boolean (alpha_weighting, "Alpha weighting", TRUE)
+  description ("Weight colour by alpha, so that transparent pixels' colour does not "
+               "bleed")
+
+property_boolean (affect_alpha, "Affect alpha", TRUE)
+  description ("Convolve the alpha channel too; off copies it")
+
+property_boolean (linear, "Linear light", TRUE)
+  description ("Work on linear RGB, as GIMP's Convolution Matrix does; off works on "
+               "the perceptual values (GIMP 2's convmatrix)")
+
+property_boolean (red, "Red", TRUE)
+  description ("Convolve the red channel; off keeps it")
+
+property_boolean (green, "Green", TRUE)
+  description ("Convolve the green channel; off keeps it")
+
+property_boolean (blue, "Blue", TRUE)
+  description ("Convolve the blue channel; off keeps it")
+
+#else
+
+#define GEGL_OP_AREA_FILTER
+#define GEGL_OP_NAME     cuda_convolve
+#define GEGL_OP_C_SOURCE cuda-convolve.c
+
+#include "gegl-op.h"
+
+#include "convolve.h"
+#include "op-settings.h"
+
+/* One engine for the process: its GPU starts once, and it serialises the
+ * calls of GEGL's threads (the engine runs each on all cores or the GPU). */
+static CcContext *
+engine (void)
+{
+  static gsize once = 0;
+  static CcContext *ctx = NULL;
+
+  if (g_once_init_enter (&once))
+    {
+      ctx = cc_context_new ();
+      g_once_init_leave (&once, 1);
+    }
+  return ctx;
+}
+
+/* A warning once per distinct text, so that a preview's many regions do
+ * not flood GIMP's error console. */
+static void
+warn_once (const gchar *text)
+{
+  static GMutex lock;
+  static GHashTable *said = NULL;
+  gboolean fresh;
+
+  g_mutex_lock (&lock);
+  if (!said)
+    said = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  fresh = g_hash_table_add (said, g_strdup (text));
+  g_mutex_unlock (&lock);
+  if (fresh)
+    g_warning ("cuda:convolve: %s", text);
+}
+
+static OpSettings *
+settings_of (GeglProperties *o)
+{
+  return o->user_data;
+}
+
+static void
+prepare (GeglOperation *operation)
+{
+  GeglOperationAreaFilter *area = GEGL_OPERATION_AREA_FILTER (operation);
+  GeglProperties *o = GEGL_PROPERTIES (operation);
+  const Babl *space = gegl_operation_get_source_space (operation, "input");
+  const Babl *format = babl_format_with_space (o->linear ? "RGBA float" : "R'G'B'A float",
+                                               space);
+  OpSettings *s;
+
+  op_settings_free (o->user_data);
+  o->user_data = s = op_settings_new (o->preset, o->matrix, o->divisor, o->offset,
+                                      o->normalize);
+  area->left = area->right = s->valid ? (s->width - 1) / 2 : 0;
+  area->top = area->bottom = s->valid ? (s->height - 1) / 2 : 0;
+  gegl_operation_set_format (operation, "input", format);
+  gegl_operation_set_format (operation, "output", format);
+}
+
+/* The output covers the input, not the input grown by the halo. */
+static GeglRectangle
+get_bounding_box (GeglOperation *operation)
+{
+  const GeglRectangle *in = gegl_operation_source_get_bounding_box (operation, "input");
+
+  return in ? *in : (GeglRectangle) { 0, 0, 0, 0 };
+}
+
+static void
+pass_through (GeglBuffer *input, GeglBuffer *output, const GeglRectangle *roi)
+{
+  gegl_buffer_copy (input, roi, GEGL_ABYSS_NONE, output, roi);
+}
+
+static gboolean
+process (GeglOperation       *operation,
+         GeglBuffer          *input,
+         GeglBuffer          *output,
+         const GeglRectangle *roi,
+         gint                 level)
+{
+  GeglProperties *o = GEGL_PROPERTIES (operation);
+  const OpSettings *s = settings_of (o);
+  const Babl *format = gegl_operation_get_format (operation, "output");
+  const Babl *source = gegl_operation_get_source_format (operation, "input");
+  const GeglRectangle *bounds = gegl_operation_source_get_bounding_box (operation, "input");
+  const gint rx = s && s->valid ? (s->width - 1) / 2 : 0;
+  const gint ry = s && s->valid ? (s->height - 1) / 2 : 0;
+  GeglRectangle want = { roi->x - rx, roi->y - ry, roi->width + 2 * rx,
+                         roi->height + 2 * ry };
+  GeglRectangle fetch;
+  CcOptions options;
+  CcMask mask;
+  CcImage src, dst;
+  CcResult result;
+  CcStatus status;
+  gfloat *in_pixels, *out_pixels;
+  char why[8];
+
+  if (!s || !s->valid)
+    {
+      warn_once (s ? s->message : "no settings");
+      pass_through (input, output, roi);
+      return TRUE;
+    }
+  if (!bounds || roi->width <= 0 || roi->height <= 0)
+    return TRUE;
+
+  cc_options_init (&options);
+  options.method = (CcMethod) o->method;
+  options.border = (CcBorder) o->border;
+  options.clamp = o->clamp;
+  /* Four channels always; where the input has no alpha it is 1 throughout
+   * and stays so. */
+  options.has_alpha = TRUE;
+  options.alpha_weighting = o->alpha_weighting && source && babl_format_has_alpha (source);
+  options.affect_alpha = o->affect_alpha && source && babl_format_has_alpha (source);
+  if (source && babl_format_get_n_components (source) - babl_format_has_alpha (source) < 3)
+    {
+      /* Gray is convolved unless all three are off, as in the procedure. */
+      const gboolean keep = !o->red && !o->green && !o->blue;
+
+      options.keep_colour[0] = options.keep_colour[1] = options.keep_colour[2] = keep;
+    }
+  else
+    {
+      options.keep_colour[0] = !o->red;
+      options.keep_colour[1] = !o->green;
+      options.keep_colour[2] = !o->blue;
+    }
+
+  /* Wrap needs the far side of the image: GEGL's loop abyss gives the whole
+   * halo.  The other borders are the engine's own, at the input's edges:
+   * only the part of the halo inside the input is read. */
+  if (options.border == CC_BORDER_WRAP)
+    {
+      fetch = want;
+      options.border = CC_BORDER_ZERO;   /* never reached: the halo is all there */
+    }
+  else if (!gegl_rectangle_intersect (&fetch, &want, bounds))
+    fetch = *roi;
+
+  in_pixels = g_try_malloc ((gsize) fetch.width * fetch.height * 4 * sizeof (gfloat));
+  out_pixels = g_try_malloc ((gsize) roi->width * roi->height * 4 * sizeof (gfloat));
+  if (!in_pixels || !out_pixels)
+    {
+      warn_once ("out of memory for a region; the input is passed through");
+      g_free (in_pixels);
+      g_free (out_pixels);
+      pass_through (input, output, roi);
+      return TRUE;
+    }
+  gegl_buffer_get (input, &fetch, 1.0, format, in_pixels, GEGL_AUTO_ROWSTRIDE,
+                   o->border == CUDA_CONVOLVE_BORDER_WRAP ? GEGL_ABYSS_LOOP
+                                                          : GEGL_ABYSS_NONE);
+
+  src = (CcImage) { in_pixels, CC_TYPE_FLOAT, 4, fetch.width, fetch.height,
+                    (int64_t) fetch.width * 4 * sizeof (gfloat), false };
+  dst = (CcImage) { out_pixels, CC_TYPE_FLOAT, 4, roi->width, roi->height,
+                    (int64_t) roi->width * 4 * sizeof (gfloat), false };
+  mask = (CcMask) { s->width, s->height, s->values, s->divisor, s->offset };
+
+  status = cc_convolve (engine (), &src, roi->x - fetch.x, roi->y - fetch.y, &dst, &mask,
+                        &options, &result);
+  if (status != CC_OK && options.method != CC_METHOD_CPU &&
+      status != CC_ERROR_INVALID && status != CC_ERROR_CANCELLED)
+    {
+      /* A GPU method that could not run or failed: the CPU, with one word. */
+      gchar *why = g_strdup_printf ("%s failed (%s); the CPU path ran instead",
+                                    cc_method_name (options.method), result.message);
+
+      warn_once (why);
+      g_free (why);
+      options.method = CC_METHOD_CPU;
+      status = cc_convolve (engine (), &src, roi->x - fetch.x, roi->y - fetch.y, &dst,
+                            &mask, &options, &result);
+    }
+  else if (status == CC_OK && result.message[0] &&
+           cc_context_gpu_status (engine (), why, sizeof why) != CC_ERROR_NO_GPU)
+    warn_once (result.message);   /* auto's fallback after a GPU failure */
+
+  if (status == CC_OK)
+    gegl_buffer_set (output, roi, 0, format, out_pixels, GEGL_AUTO_ROWSTRIDE);
+  else
+    {
+      warn_once (result.message);
+      pass_through (input, output, roi);
+    }
+  g_free (in_pixels);
+  g_free (out_pixels);
+  return TRUE;
+}
+
+static void
+finalize (GObject *object)
+{
+  GeglProperties *o = GEGL_PROPERTIES (object);
+
+  op_settings_free (o->user_data);
+  o->user_data = NULL;
+  G_OBJECT_CLASS (gegl_op_parent_class)->finalize (object);
+}
+
+static void
+gegl_op_class_init (GeglOpClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GeglOperationClass *operation_class = GEGL_OPERATION_CLASS (klass);
+  GeglOperationFilterClass *filter_class = GEGL_OPERATION_FILTER_CLASS (klass);
+
+  object_class->finalize = finalize;
+  operation_class->prepare = prepare;
+  operation_class->get_bounding_box = get_bounding_box;
+  filter_class->process = process;
+
+  gegl_operation_class_set_keys (operation_class,
+    "name",            "cuda:convolve",
+    "title",           "Convolve (CUDA)",
+    "categories",      "generic",
+    "description",     "Convolves with a user's mask of up to 127x127 on an NVIDIA "
+                       "GPU, or on all CPU cores where there is none; the same "
+                       "pixels as GIMP's Convolution Matrix",
+    "gimp:menu-path",  "<Image>/Filters/Generic",
+    "gimp:menu-label", "Convolve on the GPU (live)...",
+    NULL);
+}
+
+#endif

@@ -1,0 +1,126 @@
+/* The operation's mask properties, resolved.  Presets are found where the
+ * plug-in finds them: the shipped ones in the plug-in's folder (or
+ * CUDA_CONVOLVE_PRESET_DIR), the user's in GIMP's profile.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "convolve.h"
+#include "op-settings.h"
+#include "preset.h"
+
+/* GIMP's profile, as libgimp's gimp_directory () finds it. */
+static gchar *
+gimp_profile (void)
+{
+  const gchar *env = g_getenv ("GIMP3_DIRECTORY");
+
+  return env && *env ? g_strdup (env)
+                     : g_build_filename (g_get_user_config_dir (), "GIMP", "3.0", NULL);
+}
+
+static CcPreset *
+find_preset (const gchar *id, GError **error)
+{
+  const gchar *env = g_getenv ("CUDA_CONVOLVE_PRESET_DIR");
+  gchar *profile = gimp_profile ();
+  gchar *user = g_build_filename (profile, CC_PLUG_IN_NAME, "presets", NULL);
+  gchar *shipped;
+  CcPreset *p;
+
+  if (env && *env)
+    shipped = g_strdup (env);
+  else if (g_file_test (CC_SHIPPED_PRESET_DIR, G_FILE_TEST_IS_DIR))
+    shipped = g_strdup (CC_SHIPPED_PRESET_DIR);
+  else   /* installed with make install-user */
+    shipped = g_build_filename (profile, "plug-ins", CC_PLUG_IN_NAME, "presets", NULL);
+  p = cc_presets_find (shipped, user, id, error);
+  g_free (shipped);
+  g_free (user);
+  g_free (profile);
+  return p;
+}
+
+static OpSettings *
+invalid (OpSettings *s, gchar *message)
+{
+  g_clear_pointer (&s->values, g_free);
+  s->valid = FALSE;
+  s->message = g_strdup_printf ("%s; the input is passed through unchanged", message);
+  g_free (message);
+  return s;
+}
+
+OpSettings *
+op_settings_new (const gchar *preset, const gchar *matrix, gdouble divisor, gdouble offset,
+                 gboolean normalize)
+{
+  OpSettings *s = g_new0 (OpSettings, 1);
+  char why[256];
+
+  if (preset && *preset)
+    {
+      GError *error = NULL;
+      CcPreset *p = find_preset (preset, &error);
+
+      if (!p)
+        {
+          gchar *message = g_strdup (error->message);
+
+          g_error_free (error);
+          return invalid (s, message);
+        }
+      s->width = p->width;
+      s->height = p->height;
+      s->values = g_memdup2 (p->matrix, sizeof (gdouble) * p->width * p->height);
+      s->divisor = p->divisor;
+      s->offset = p->offset;
+      cc_preset_free (p);
+      s->valid = TRUE;
+      return s;
+    }
+
+  {
+    double *values = NULL;
+
+    if (!cc_mask_parse (matrix ? matrix : "", &s->width, &s->height, &values, why,
+                        sizeof why))
+      return invalid (s, g_strdup (why));
+    s->values = g_memdup2 (values, sizeof (gdouble) * s->width * s->height);
+    free (values);
+  }
+  if (!(s->width & 1) || !(s->height & 1))
+    return invalid (s, g_strdup_printf ("the matrix must have odd sizes (1 to %d); it "
+                                        "is %dx%d", CC_MASK_MAX, s->width, s->height));
+  s->divisor = divisor;
+  s->offset = offset;
+  if (normalize)
+    {
+      CcMask m = { s->width, s->height, s->values, s->divisor, s->offset };
+
+      cc_mask_normalize (&m);
+      s->divisor = m.divisor;
+      s->offset = m.offset;
+    }
+  else if (divisor == 0.0 || !isfinite (divisor))
+    return invalid (s, g_strdup ("divisor must be a non-zero number (or turn normalize "
+                                 "on)"));
+  if (!isfinite (s->offset))
+    return invalid (s, g_strdup ("offset must be a finite number"));
+  s->valid = TRUE;
+  return s;
+}
+
+void
+op_settings_free (OpSettings *s)
+{
+  if (!s)
+    return;
+  g_free (s->values);
+  g_free (s->message);
+  g_free (s);
+}

@@ -1,0 +1,27 @@
+/* The operation's mask properties (preset, matrix, divisor, offset,
+ * normalize) checked and resolved as the procedure resolves its arguments.
+ * GLib and the engine only.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#ifndef CC_OP_SETTINGS_H
+#define CC_OP_SETTINGS_H
+
+#include <glib.h>
+
+typedef struct
+{
+  gboolean  valid;
+  gchar    *message;    /* why not, when not valid */
+  gint      width;
+  gint      height;
+  gdouble  *values;     /* row-major */
+  gdouble   divisor;    /* normalize applied */
+  gdouble   offset;
+} OpSettings;
+
+OpSettings *op_settings_new  (const gchar *preset, const gchar *matrix, gdouble divisor,
+                              gdouble offset, gboolean normalize);
+void        op_settings_free (OpSettings *settings);
+
+#endif /* CC_OP_SETTINGS_H */

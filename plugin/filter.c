@@ -1,0 +1,64 @@
+/* The procedure's settings as cuda:convolve's properties: the mask already
+ * resolved (a preset's, normalize applied), so the operation gets the same
+ * numbers the procedure checked.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "filter.h"
+
+/* GIMP shows a GEGL enum property as a choice of its nicks, or as the enum. */
+static void
+set_enum (GObject *config, const gchar *property, const gchar *nick, gint value)
+{
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (config), property);
+
+  if (pspec && G_IS_PARAM_SPEC_ENUM (pspec))
+    g_object_set (config, property, value, NULL);
+  else if (pspec)
+    g_object_set (config, property, nick, NULL);
+}
+
+void
+filter_configure (GimpDrawableFilter *filter, const RenderSettings *s)
+{
+  GObject *config = G_OBJECT (gimp_drawable_filter_get_config (filter));
+  char *matrix = cc_mask_format (s->width, s->height, s->matrix);
+
+  g_object_set (config,
+                "preset",          "",
+                "matrix",          matrix,
+                "divisor",         s->divisor,
+                "offset",          s->offset,
+                "normalize",       FALSE,
+                "clamp",           s->clamp,
+                "alpha-weighting", s->alpha_weighting,
+                "affect-alpha",    s->affect_alpha,
+                "linear",          s->linear,
+                "red",             s->red,
+                "green",           s->green,
+                "blue",            s->blue,
+                NULL);
+  set_enum (config, "border", cc_border_name (s->border), s->border);
+  set_enum (config, "method", cc_method_name (s->method), s->method);
+  free (matrix);
+  gimp_drawable_filter_update (filter);
+}
+
+GimpDrawableFilter *
+filter_new (GimpDrawable *drawable, const RenderSettings *s)
+{
+  GimpDrawableFilter *filter;
+
+  /* GIMP answers an unknown operation with an error of its own, which
+   * the caller's fallback replaces: keep it off the user's console. */
+  gimp_plug_in_set_pdb_error_handler (gimp_get_plug_in (), GIMP_PDB_ERROR_HANDLER_PLUGIN);
+  filter = gimp_drawable_filter_new (drawable, FILTER_OPERATION, NULL);
+  gimp_plug_in_set_pdb_error_handler (gimp_get_plug_in (), GIMP_PDB_ERROR_HANDLER_INTERNAL);
+  if (filter)
+    filter_configure (filter, s);
+  return filter;
+}

@@ -1,0 +1,175 @@
+# The GEGL operation cuda:convolve in real GIMP 3 (its module where GEGL
+# looks, XDG_DATA_HOME): through Gimp.DrawableFilter, merged, it equals
+# plug-in-cuda-convolve's result byte for byte (the procedure applies
+# through it); appended, it leaves the layer's own pixels alone, is listed,
+# and follows its config; invalid properties pass the input through; the
+# gegl tool's output of the same file equals the procedure's.
+#
+# CC_TEST_MODE=save CC_TEST_SAVE=FILE: only writes one merged result's bytes
+# to FILE (the shell compares GEGL_THREADS=1 with 8).
+#
+# SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+
+import os
+import sys
+
+sys.path.insert(0, os.environ["CC_TEST_DIR"])
+from helpers import *  # noqa: E402,F401,F403
+
+OP = "cuda:convolve"
+
+
+def op_filter(layer, **props):
+    f = Gimp.DrawableFilter.new(layer, OP, "cuda")
+    cfg = f.get_config()
+    for key, value in props.items():
+        cfg.set_property(key.replace("_", "-"), value)
+    f.update()
+    return f
+
+
+def merged_copy(image, layer):
+    copy = layer.copy()
+    image.insert_layer(copy, None, 0)
+    return copy
+
+
+def test_equal_to_procedure():
+    """Op merged vs procedure, byte for byte, in the drawable's own format."""
+    cases = [("RGBA", "u8", "gaussian-5", "extend"), ("RGB", "u8", "sharpen", "zero"),
+             ("RGBA", "u16", "emboss", "mirror"), ("Y", "u8", "box-5", "wrap"),
+             ("RGBA", "float", "sobel-x", "black"), ("YA", "u16", "prewitt-y", "white"),
+             ("RGB", "half", "gaussian-7", "extend"), ("RGBA", "u32", "box-3", "wrap")]
+    for model, stype, preset, border in cases:
+        image, layer, px = new_image(37, 29, model, stype)
+        copy = merged_copy(image, layer)
+        layer.merge_filter(op_filter(layer, preset=preset, border=border))
+        status, values = run(image, [copy], preset=preset, border=border)
+        check(status == Gimp.PDBStatusType.SUCCESS, "procedure runs: %s" % (values,))
+        mine = Pixels(copy, px.fmt, px.stype, px.channels)
+        check(px.raw() == mine.raw(), "%s %s, %s, border %s: the op merged equals the "
+              "procedure byte for byte" % (model, stype, preset, border))
+        image.delete()
+
+
+def test_selection_and_offsets():
+    image, layer, px = new_image(41, 33, "RGBA", "u8")
+    layer.set_offsets(7, -5)
+    copy = merged_copy(image, layer)
+    copy.set_offsets(7, -5)
+    image.select_rectangle(Gimp.ChannelOps.REPLACE, 12, 3, 20, 17)
+    before = px.read()
+    layer.merge_filter(op_filter(layer, preset="box-5", border="wrap"))
+    run(image, [copy], preset="box-5", border="wrap")
+    after = px.read()
+    check(px.raw() == Pixels(copy, px.fmt, "u8", 4).raw(),
+          "selection and layer offsets: the op equals the procedure byte for byte")
+    # Outside the selection (layer coordinates: image minus the offsets) nothing moved.
+    outside = [(x, y) for y in range(33) for x in range(41)
+               if not (12 <= x + 7 < 32 and 3 <= y - 5 < 20)]
+    check(all(after[y][x] == before[y][x] for x, y in outside),
+          "%d pixels outside the selection untouched" % len(outside))
+    check(any(after[y][x] != before[y][x] for y in range(33) for x in range(41)),
+          "pixels inside the selection changed")
+    image.delete()
+
+
+def rendered(image):
+    """The image as GIMP shows it, effects included: a duplicate, merged."""
+    dup = image.duplicate()
+    layer = dup.get_layers()[0]
+    layer.merge_filters()
+    data = Pixels(layer, "R'G'B'A u8", "u8", 4).raw()
+    dup.delete()
+    return data
+
+
+def test_append():
+    image, layer, px = new_image(31, 27, "RGBA", "u8")
+    own = px.raw()
+    f = op_filter(layer, preset="emboss")
+    layer.append_filter(f)
+    check(px.raw() == own, "appended: the layer's own pixels are untouched")
+    names = [g.get_operation_name() for g in layer.get_filters()]
+    check(OP in names, "appended: get_filters() lists it (%s)" % names)
+    first = rendered(image)
+    check(first != Pixels(layer, "R'G'B'A u8", "u8", 4).raw(),
+          "appended: the rendered image shows the effect")
+    f.get_config().set_property("preset", "box-5")
+    f.update()
+    second = rendered(image)
+    check(second != first, "appended: a changed config changes the rendered result")
+    image.delete()
+
+
+def test_invalid():
+    for what, props in [("2x2 matrix", dict(matrix="1,2;3,4")),
+                        ("a matrix that does not parse", dict(matrix="1,x,1")),
+                        ("divisor 0", dict(matrix="1,2,1", divisor=0.0)),
+                        ("an unknown preset", dict(preset="no-such-preset"))]:
+        image, layer, px = new_image(19, 15, "RGBA", "u8")
+        before = px.raw()
+        layer.merge_filter(op_filter(layer, **props))
+        check(px.raw() == before, "%s: the input passes through unchanged" % what)
+        image.delete()
+
+
+def test_gegl_tool():
+    """The gegl tool's outputs (made by test-gimp.sh) against the procedure on
+    the same files: PNG within the 8-bit code, float TIFF exactly."""
+    d = os.environ["CC_GEGL_DIR"]
+    for name, exact in (("in.png", False), ("in.tif", True)):
+        src = Gimp.file_load(Gimp.RunMode.NONINTERACTIVE,
+                             Gio.File.new_for_path(os.path.join(d, name)))
+        layer = src.get_layers()[0]
+        status, values = run(src, [layer], preset="gaussian-5")
+        out = Gimp.file_load(Gimp.RunMode.NONINTERACTIVE,
+                             Gio.File.new_for_path(os.path.join(d, "out-" + name)))
+        fmt = "R'G'B'A float"
+        a = Pixels(layer, fmt, "float", 4).read()
+        b = Pixels(out.get_layers()[0], fmt, "float", 4).read()
+        if exact:
+            bad = sum(1 for y, row in enumerate(a) for x, p in enumerate(row)
+                      for c in range(4) if p[c] != b[y][x][c])
+        else:
+            bad = sum(1 for y, row in enumerate(a) for x, p in enumerate(row)
+                      for c in range(4)
+                      if round(p[c] * 255) != round(b[y][x][c] * 255))
+        check(bad == 0, "gegl tool on %s equals the procedure%s: %d samples differ"
+              % (name, "" if exact else " (8-bit codes)", bad))
+        src.delete()
+        out.delete()
+
+
+from gi.repository import Gio  # noqa: E402
+
+def test_fault():
+    """CUDA_CONVOLVE_FAULT=cpu: the engine's CPU memory fails in GIMP's
+    process; the op passes the input through and GIMP goes on."""
+    image, layer, px = new_image(23, 17, "RGBA", "u8")
+    before = px.raw()
+    layer.merge_filter(op_filter(layer, preset="box-3", method="cpu"))
+    check(px.raw() == before, "a failing engine: the input passes through unchanged")
+    image2, layer2, px2 = new_image(9, 7, "RGB", "u8")
+    check(image2.get_width() == 9, "GIMP still runs after the failure")
+    image.delete()
+    image2.delete()
+
+
+mode = os.environ.get("CC_TEST_MODE")
+if mode == "fault-op":
+    test_fault()
+    summary("GEGL operation under a fault")
+elif mode == "save":
+    image, layer, px = new_image(257, 131, "RGBA", "u8")
+    layer.merge_filter(op_filter(layer, preset="gaussian-7", border="mirror"))
+    with open(os.environ["CC_TEST_SAVE"], "wb") as out:
+        out.write(px.raw())
+    print("ok   - saved")
+else:
+    test_equal_to_procedure()
+    test_selection_and_offsets()
+    test_append()
+    test_invalid()
+    test_gegl_tool()
+    summary("GEGL operation")
