@@ -289,9 +289,15 @@ process (GeglOperation       *operation,
       status = cc_convolve (engine (), &src, roi->x - fetch.x, roi->y - fetch.y, &dst,
                             &mask, &options, &result);
     }
-  else if (status == CC_OK && result.message[0] &&
-           cc_context_gpu_status (engine (), why, sizeof why) != CC_ERROR_NO_GPU)
-    warn_once (result.message);   /* auto's fallback after a GPU failure */
+  else if (status == CC_OK && result.message[0])
+    {
+      /* auto took the CPU: worth a word after a GPU failure, not where
+       * the machine has no GPU. */
+      const CcStatus gpu = cc_context_gpu_status (engine (), why, sizeof why);
+
+      if (gpu == CC_OK || gpu == CC_ERROR_GPU)
+        warn_once (result.message);
+    }
 
   if (status == CC_OK)
     gegl_buffer_set (output, roi, 0, format, out_pixels, GEGL_AUTO_ROWSTRIDE);

@@ -1,12 +1,18 @@
 #!/bin/sh
-# Runs gimp-console-3.0 headless with the plug-in built in _build, in a
-# scratch profile:  scripts/run-gimp.sh INTERPRETER BATCH-COMMAND
+# Runs gimp-console-3.0 headless with the plug-in and the GEGL operation
+# built in _build, in a scratch profile (the operation where GEGL looks,
+# XDG_DATA_HOME):  scripts/run-gimp.sh INTERPRETER BATCH-COMMAND
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 profile=$(mktemp -d "$top/_build/profile.XXXXXX")
 trap 'rm -rf "$profile"' EXIT
 export GIMP3_DIRECTORY="$profile"
 sh "$top/scripts/gimp-profile.sh" "$profile" "$top/_build/plug-ins"
+if [ -f "$top/_build/gegl/cuda-convolve-gpl3.so" ]; then
+  export XDG_DATA_HOME="$profile/data" CUDA_CONVOLVE_PRESET_DIR="$top/presets"
+  mkdir -p "$XDG_DATA_HOME/gegl-0.4/plug-ins"
+  cp "$top/_build/gegl/cuda-convolve-gpl3.so" "$XDG_DATA_HOME/gegl-0.4/plug-ins/"
+fi
 status=0
 timeout 600 gimp-console-3.0 -i --batch-interpreter="$1" -b "$2" --quit \
   >"$profile/log" 2>&1 || status=$?
