@@ -70,6 +70,14 @@ cc_options_init (CcOptions *options)
   options->affect_alpha    = true;
 }
 
+void
+cc_options_keep_colour (CcOptions *options, bool gray, bool red, bool green, bool blue)
+{
+  options->keep_colour[0] = gray ? !red && !green && !blue : !red;
+  options->keep_colour[1] = gray ? options->keep_colour[0] : !green;
+  options->keep_colour[2] = gray ? options->keep_colour[0] : !blue;
+}
+
 /* Black and white are ghost cells as zero is; the front pads the source
  * with their pixel (pad_constant_border), so no back end sees them. */
 static bool

@@ -146,6 +146,11 @@ typedef struct _CcContext CcContext;
  * affect alpha on, every colour channel convolved, no alpha channel, no
  * transfer. */
 void         cc_options_init         (CcOptions *options);
+/* keep_colour from the red, green and blue toggles (the procedure's, the
+ * tool's --channels, the operation's): each keeps its channel, except on a
+ * gray source, whose gray is convolved unless all three are off. */
+void         cc_options_keep_colour  (CcOptions *options, bool gray, bool red, bool green,
+                                      bool blue);
 
 /* A context holds the device, its stream and scratch buffers; make one and
  * reuse it.  GPU start-up begins at once on a helper thread, so the caller can
@@ -188,6 +193,10 @@ CcStatus     cc_convolve             (CcContext       *ctx,
  * constant).  Callers that gather halos themselves use it to match the
  * engine. */
 int64_t      cc_border_map           (int64_t i, int64_t n, CcBorder border);
+
+/* Whether a mask is one the engine takes (odd sizes to CC_MASK_MAX, finite
+ * values and offset, a non-zero finite divisor), and if not why. */
+bool         cc_mask_check           (const CcMask *mask, char *message, size_t size);
 
 /* GIMP's normalize rule: sum > 0: divisor = sum, offset unchanged;
  * sum < 0: divisor = -sum, offset = 1; sum = 0: divisor = 1, offset = 0.5. */

@@ -84,9 +84,6 @@ struct _CcContext
 CcStatus cc_fail (CcResult *result, CcStatus status, const char *format, ...)
   __attribute__ ((format (printf, 3, 4)));
 
-/* Whether a mask is one the engine takes, and if not why. */
-bool     cc_mask_check (const CcMask *mask, char *message, size_t size);
-
 /* Checks what a call asks for, whatever the method. */
 CcStatus cc_check_call (const CcImage *src, int64_t out_x, int64_t out_y,
                         const CcImage *dst, const CcMask *mask,

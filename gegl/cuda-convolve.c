@@ -229,19 +229,11 @@ process (GeglOperation       *operation,
   options.has_alpha = TRUE;
   options.alpha_weighting = o->alpha_weighting && source && babl_format_has_alpha (source);
   options.affect_alpha = o->affect_alpha && source && babl_format_has_alpha (source);
-  if (source && babl_format_get_n_components (source) - babl_format_has_alpha (source) < 3)
-    {
-      /* Gray is convolved unless all three are off, as in the procedure. */
-      const gboolean keep = !o->red && !o->green && !o->blue;
-
-      options.keep_colour[0] = options.keep_colour[1] = options.keep_colour[2] = keep;
-    }
-  else
-    {
-      options.keep_colour[0] = !o->red;
-      options.keep_colour[1] = !o->green;
-      options.keep_colour[2] = !o->blue;
-    }
+  /* A gray source arrives as three equal colour channels. */
+  cc_options_keep_colour (&options,
+                          source && babl_format_get_n_components (source) -
+                                    babl_format_has_alpha (source) < 3,
+                          o->red, o->green, o->blue);
 
   /* Wrap needs the far side of the image: GEGL's loop abyss gives the whole
    * halo.  The other borders are the engine's own, at the input's edges:
@@ -280,11 +272,11 @@ process (GeglOperation       *operation,
       status != CC_ERROR_INVALID && status != CC_ERROR_CANCELLED)
     {
       /* A GPU method that could not run or failed: the CPU, with one word. */
-      gchar *why = g_strdup_printf ("%s failed (%s); the CPU path ran instead",
-                                    cc_method_name (options.method), result.message);
+      gchar *note = g_strdup_printf ("%s failed (%s); the CPU path ran instead",
+                                     cc_method_name (options.method), result.message);
 
-      warn_once (why);
-      g_free (why);
+      warn_once (note);
+      g_free (note);
       options.method = CC_METHOD_CPU;
       status = cc_convolve (engine (), &src, roi->x - fetch.x, roi->y - fetch.y, &dst,
                             &mask, &options, &result);

@@ -6,7 +6,6 @@
  */
 #include "config.h"
 
-#include <math.h>
 #include <stdlib.h>
 
 #include "convolve.h"
@@ -93,24 +92,17 @@ op_settings_new (const gchar *preset, const gchar *matrix, gdouble divisor, gdou
     s->values = g_memdup2 (values, sizeof (gdouble) * s->width * s->height);
     free (values);
   }
-  if (!(s->width & 1) || !(s->height & 1))
-    return invalid (s, g_strdup_printf ("the matrix must have odd sizes (1 to %d); it "
-                                        "is %dx%d", CC_MASK_MAX, s->width, s->height));
-  s->divisor = divisor;
-  s->offset = offset;
-  if (normalize)
-    {
-      CcMask m = { s->width, s->height, s->values, s->divisor, s->offset };
+  {
+    CcMask m = { s->width, s->height, s->values, divisor, offset };
 
+    if (normalize)
       cc_mask_normalize (&m);
-      s->divisor = m.divisor;
-      s->offset = m.offset;
-    }
-  else if (divisor == 0.0 || !isfinite (divisor))
-    return invalid (s, g_strdup ("divisor must be a non-zero number (or turn normalize "
-                                 "on)"));
-  if (!isfinite (s->offset))
-    return invalid (s, g_strdup ("offset must be a finite number"));
+    /* The parser took the sizes and values; this checks divisor and offset. */
+    if (!cc_mask_check (&m, why, sizeof why))
+      return invalid (s, g_strdup (why));
+    s->divisor = m.divisor;
+    s->offset = m.offset;
+  }
   s->valid = TRUE;
   return s;
 }

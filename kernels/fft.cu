@@ -439,13 +439,6 @@ check (const CcJob *job, size_t *shared, char *message, size_t size)
   return CC_OK;
 }
 
-/* The mask's spectrum is made, and kept, at the first launch. */
-static cudaError_t
-set_mask (struct _CcGpu *g, const CcJob *job)
-{
-  return cudaSuccess;
-}
-
 static cudaError_t
 launch (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass, float *planes,
         cudaStream_t stream)
@@ -455,4 +448,7 @@ launch (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass, floa
   return cc_fft_launch (g->fft, a, job->mask, planes, stream);
 }
 
-extern "C" const CcKernels cc_kernels_fft = { check, set_mask, launch, false, true, false, true };
+/* The mask's spectrum is made, and kept, at the launch. */
+extern "C" const CcKernels cc_kernels_fft =
+  { check, NULL, launch, /* constant */ false, /* one_lane */ true, /* passes */ false,
+    /* planes */ true };

@@ -58,7 +58,8 @@ struct _CcKernels
 {
   /* Whether they take the job (the GPU aside), and the shared memory a block needs. */
   CcStatus    (*check)    (const CcJob *job, size_t *shared, char *message, size_t size);
-  /* Puts the mask where they read it, on g->stream. */
+  /* Puts the mask where they read it, on g->stream; NULL where each launch
+   * does (separable's passes, fft's kept spectrum). */
   cudaError_t (*set_mask) (struct _CcGpu *g, const CcJob *job);
   /* One strip: 'pass' and 'planes' are the scratch 'passes' and 'planes' ask for. */
   cudaError_t (*launch)   (struct _CcGpu *g, const CcJob *job, const ConvArgs &a,

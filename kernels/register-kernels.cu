@@ -694,4 +694,5 @@ launch (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass, floa
   return cc_register_launch (a, g->shared_optin, stream);
 }
 
-extern "C" const CcKernels cc_kernels_register = { check, set_mask, launch, true };
+extern "C" const CcKernels cc_kernels_register =
+  { check, set_mask, launch, /* constant */ true };

@@ -563,7 +563,7 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
 
   if (k->constant)
     pthread_mutex_lock (&cc_constant_mask_lock);
-  err = k->set_mask (g, job);
+  err = k->set_mask ? k->set_mask (g, job) : cudaSuccess;
   if (err == cudaSuccess && job->transfer)
     err = upload_transfer (g, job->transfer);
   /* The lanes read the mask and the tables: they must be there first. */

@@ -303,9 +303,12 @@ extern "C" {
 const CcKernels cc_kernels_basic =
   { check<CC_METHOD_BASIC>, basic_set_mask, launch_method<CC_METHOD_BASIC> };
 const CcKernels cc_kernels_constant =
-  { check<CC_METHOD_CONSTANT>, constant_set_mask, launch_method<CC_METHOD_CONSTANT>, true };
+  { check<CC_METHOD_CONSTANT>, constant_set_mask, launch_method<CC_METHOD_CONSTANT>,
+    /* constant */ true };
 const CcKernels cc_kernels_tiled =
-  { check<CC_METHOD_TILED>, constant_set_mask, launch_method<CC_METHOD_TILED>, true };
+  { check<CC_METHOD_TILED>, constant_set_mask, launch_method<CC_METHOD_TILED>,
+    /* constant */ true };
 const CcKernels cc_kernels_caching =
-  { check<CC_METHOD_CACHING>, constant_set_mask, launch_method<CC_METHOD_CACHING>, true };
+  { check<CC_METHOD_CACHING>, constant_set_mask, launch_method<CC_METHOD_CACHING>,
+    /* constant */ true };
 }

@@ -281,15 +281,7 @@ render_compute (const RenderSource *src, const RenderSettings *s, CcContext *ctx
   options.has_alpha = src->alpha;
   options.alpha_weighting = s->alpha_weighting;
   options.affect_alpha = s->affect_alpha;
-  /* Gray is convolved unless all three colour channels are off. */
-  if (src->colour == 1)
-    options.keep_colour[0] = !s->red && !s->green && !s->blue;
-  else
-    {
-      options.keep_colour[0] = !s->red;
-      options.keep_colour[1] = !s->green;
-      options.keep_colour[2] = !s->blue;
-    }
+  cc_options_keep_colour (&options, src->colour == 1, s->red, s->green, s->blue);
   options.transfer = s->linear ? s->transfer : NULL;
   options.progress = progress;
   options.cancel = cancel;

@@ -203,11 +203,8 @@ main (int argc, char **argv)
     }
   options.has_alpha = in.alpha;
   options.affect_alpha = convolve[3];
-  if (in.image.channels - in.alpha == 1)
-    options.keep_colour[0] = !convolve[0] && !convolve[1] && !convolve[2];
-  else
-    for (int c = 0; c < 3; c++)
-      options.keep_colour[c] = !convolve[c];
+  cc_options_keep_colour (&options, in.image.channels - in.alpha == 1, convolve[0],
+                          convolve[1], convolve[2]);
   /* 8- and 16-bit files hold sRGB codes: linear light through its tables.
    * Other maxvals arrive as float and are taken as they are. */
   if (!perceptual && (in.image.type == CC_TYPE_U8 || in.image.type == CC_TYPE_U16))
