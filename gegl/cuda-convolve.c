@@ -110,6 +110,7 @@ property_boolean (blue, "Blue", TRUE)
 #include "gegl-op.h"
 
 #include "convolve.h"
+#include "engine-format.h"
 #include "op-settings.h"
 
 /* One engine for the process: its GPU starts once, and it serialises the
@@ -152,14 +153,53 @@ settings_of (GeglProperties *o)
   return o->user_data;
 }
 
+/* The transfer tables of a coded format, made once a format for the
+ * process (a few formats at most); NULL where babl gives none. */
+static const CcTransfer *
+transfer_for (const Babl *format)
+{
+  static GMutex lock;
+  static GHashTable *made = NULL;
+  gpointer t;
+
+  g_mutex_lock (&lock);
+  if (!made)
+    made = g_hash_table_new (NULL, NULL);
+  if (!g_hash_table_lookup_extended (made, format, NULL, &t))
+    {
+      char message[256];
+
+      t = engine_format_transfer_new (format, message, sizeof message);
+      g_hash_table_insert (made, (gpointer) format, t);
+    }
+  g_mutex_unlock (&lock);
+  return t;
+}
+
+/* The format the engine reads and writes.  Where the input is 8- or 16-bit
+ * perceptual codes and results are clamped, the input's own codes: the
+ * engine reads linear light through the transfer tables and rounds as the
+ * procedure's pixel path does, and GEGL converts nothing.  Otherwise RGBA
+ * float in the input's space, which keeps values outside [0,1] for what
+ * follows the operation. */
+static const Babl *
+work_format (GeglOperation *operation, GeglProperties *o)
+{
+  const Babl *source = gegl_operation_get_source_format (operation, "input");
+  const Babl *space = gegl_operation_get_source_space (operation, "input");
+
+  if (source && o->clamp && engine_format_coded (source) &&
+      (!o->linear || transfer_for (source)))
+    return engine_format (source, o->linear);
+  return babl_format_with_space (o->linear ? "RGBA float" : "R'G'B'A float", space);
+}
+
 static void
 prepare (GeglOperation *operation)
 {
   GeglOperationAreaFilter *area = GEGL_OPERATION_AREA_FILTER (operation);
   GeglProperties *o = GEGL_PROPERTIES (operation);
-  const Babl *space = gegl_operation_get_source_space (operation, "input");
-  const Babl *format = babl_format_with_space (o->linear ? "RGBA float" : "R'G'B'A float",
-                                               space);
+  const Babl *format = work_format (operation, o);
   OpSettings *s;
 
   op_settings_free (o->user_data);
@@ -197,6 +237,8 @@ process (GeglOperation       *operation,
   const OpSettings *s = settings_of (o);
   const Babl *format = gegl_operation_get_format (operation, "output");
   const Babl *source = gegl_operation_get_source_format (operation, "input");
+  const gint channels = babl_format_get_n_components (format);
+  const gsize bpp = babl_format_get_bytes_per_pixel (format);
   const GeglRectangle *bounds = gegl_operation_source_get_bounding_box (operation, "input");
   const gint rx = s && s->valid ? (s->width - 1) / 2 : 0;
   const gint ry = s && s->valid ? (s->height - 1) / 2 : 0;
@@ -208,7 +250,8 @@ process (GeglOperation       *operation,
   CcImage src, dst;
   CcResult result;
   CcStatus status;
-  gfloat *in_pixels, *out_pixels;
+  CcType type;
+  guchar *in_pixels, *out_pixels;
   char why[8];
 
   if (!s || !s->valid)
@@ -219,14 +262,21 @@ process (GeglOperation       *operation,
     }
   if (!bounds || roi->width <= 0 || roi->height <= 0)
     return TRUE;
+  /* babl names sample types as the engine does. */
+  if (!cc_type_from_name (babl_get_name (babl_format_get_type (format, 0)), &type))
+    {
+      warn_once ("an unknown working format; the input is passed through");
+      pass_through (input, output, roi);
+      return TRUE;
+    }
 
   cc_options_init (&options);
   options.method = (CcMethod) o->method;
   options.border = (CcBorder) o->border;
   options.clamp = o->clamp;
-  /* Four channels always; where the input has no alpha it is 1 throughout
-   * and stays so. */
-  options.has_alpha = TRUE;
+  /* RGBA float has alpha where the input has none: 1 throughout, and it
+   * stays so. */
+  options.has_alpha = babl_format_has_alpha (format);
   options.alpha_weighting = o->alpha_weighting && source && babl_format_has_alpha (source);
   options.affect_alpha = o->affect_alpha && source && babl_format_has_alpha (source);
   /* A gray source arrives as three equal colour channels. */
@@ -234,6 +284,7 @@ process (GeglOperation       *operation,
                           source && babl_format_get_n_components (source) -
                                     babl_format_has_alpha (source) < 3,
                           o->red, o->green, o->blue);
+  options.transfer = o->linear && engine_format_coded (format) ? transfer_for (format) : NULL;
 
   /* Wrap needs the far side of the image: GEGL's loop abyss gives the whole
    * halo.  The other borders are the engine's own, at the input's edges:
@@ -246,8 +297,8 @@ process (GeglOperation       *operation,
   else if (!gegl_rectangle_intersect (&fetch, &want, bounds))
     fetch = *roi;
 
-  in_pixels = g_try_malloc ((gsize) fetch.width * fetch.height * 4 * sizeof (gfloat));
-  out_pixels = g_try_malloc ((gsize) roi->width * roi->height * 4 * sizeof (gfloat));
+  in_pixels = g_try_malloc ((gsize) fetch.width * fetch.height * bpp);
+  out_pixels = g_try_malloc ((gsize) roi->width * roi->height * bpp);
   if (!in_pixels || !out_pixels)
     {
       warn_once ("out of memory for a region; the input is passed through");
@@ -260,10 +311,10 @@ process (GeglOperation       *operation,
                    o->border == CUDA_CONVOLVE_BORDER_WRAP ? GEGL_ABYSS_LOOP
                                                           : GEGL_ABYSS_NONE);
 
-  src = (CcImage) { in_pixels, CC_TYPE_FLOAT, 4, fetch.width, fetch.height,
-                    (int64_t) fetch.width * 4 * sizeof (gfloat), false };
-  dst = (CcImage) { out_pixels, CC_TYPE_FLOAT, 4, roi->width, roi->height,
-                    (int64_t) roi->width * 4 * sizeof (gfloat), false };
+  src = (CcImage) { in_pixels, type, channels, fetch.width, fetch.height,
+                    (int64_t) (fetch.width * bpp), false };
+  dst = (CcImage) { out_pixels, type, channels, roi->width, roi->height,
+                    (int64_t) (roi->width * bpp), false };
   mask = (CcMask) { s->width, s->height, s->values, s->divisor, s->offset };
 
   status = cc_convolve (engine (), &src, roi->x - fetch.x, roi->y - fetch.y, &dst, &mask,

@@ -7,137 +7,27 @@
 
 #include <string.h>
 
+#include "engine-format.h"
 #include "render.h"
 #include "settings.h"
-
-/* The drawable's sample type, and whether its colour is perceptual codes
- * of 8 or 16 bits (R'G'B' or R~G~B~, gray alike), which linear light reads
- * through transfer tables. */
-static const gchar *
-own_type (GimpDrawable *drawable, gboolean *coded)
-{
-  const Babl *own = gimp_drawable_get_format (drawable);
-  const gchar *type = babl_get_name (babl_format_get_type (own, 0));
-  const gchar *model = babl_get_name (babl_format_get_model (own));
-
-  *coded = (strcmp (type, "u8") == 0 || strcmp (type, "u16") == 0) &&
-           (strchr (model, '\'') || strchr (model, '~'));
-  return type;
-}
 
 const Babl *
 render_format (GimpDrawable *drawable, gboolean linear)
 {
-  const Babl *own = gimp_drawable_get_format (drawable);
-  gboolean coded;
-  const gchar *type = own_type (drawable, &coded);
-  gboolean alpha = babl_format_has_alpha (own);
-  gboolean gray = babl_format_get_n_components (own) - (alpha ? 1 : 0) == 1;
-  const gchar *model;
-  gchar *name;
-  const Babl *format;
-
-  if (linear && coded)
-    return own;
-  if (gray)
-    model = linear ? (alpha ? "YA" : "Y") : (alpha ? "Y'A" : "Y'");
-  else
-    model = linear ? (alpha ? "RGBA" : "RGB") : (alpha ? "R'G'B'A" : "R'G'B'");
-  name = g_strdup_printf ("%s %s", model, type);
-  format = babl_format_with_space (name, babl_format_get_space (own));
-  g_free (name);
-  return format;
-}
-
-/* babl's conversion between two models of the drawable's space. */
-static void
-convert (GimpDrawable *drawable, const gchar *from, const gchar *to, const void *in,
-         void *out, gint n)
-{
-  const Babl *space = babl_format_get_space (gimp_drawable_get_format (drawable));
-
-  babl_process (babl_fish (babl_format_with_space (from, space),
-                           babl_format_with_space (to, space)), in, out, n);
+  return engine_format (gimp_drawable_get_format (drawable), linear);
 }
 
 CcTransfer *
 render_transfer_new (GimpDrawable *drawable, GError **error)
 {
-  const Babl *own = gimp_drawable_get_format (drawable);
-  const gboolean alpha = babl_format_has_alpha (own);
-  const gint n = babl_format_get_n_components (own) - (alpha ? 1 : 0);
-  gboolean coded;
-  const gchar *type = own_type (drawable, &coded);
-  const gboolean tilde = strchr (babl_get_name (babl_format_get_model (own)), '~') != NULL;
-  const gchar *coded_model = n == 1 ? (tilde ? "Y~" : "Y'") : (tilde ? "R~G~B~" : "R'G'B'");
-  const gchar *linear_model = n == 1 ? "Y" : "RGB";
-  const gint codes = strcmp (type, "u8") == 0 ? 256 : 65536;
-  gchar *from, *to;
-  guint16 *in;
-  gfloat *lin, *to_linear, *midpoints;
-  gdouble *din, *dout;
-  gint curves = n;
-  CcTransfer *t;
   char message[256];
+  CcTransfer *t = engine_format_transfer_new (gimp_drawable_get_format (drawable), message,
+                                              sizeof message);
 
-  if (!coded)
-    return NULL;
-  /* Each code through babl's own conversion of the drawable's type, as
-   * GIMP converts it; the midpoints between codes in double precision. */
-  in = g_new (guint16, (gsize) codes * n);
-  lin = g_new (gfloat, (gsize) codes * n);
-  din = g_new (gdouble, (gsize) (codes - 1) * n);
-  dout = g_new (gdouble, (gsize) (codes - 1) * n);
-  for (gint k = 0; k < codes; k++)
-    for (gint c = 0; c < n; c++)
-      {
-        if (codes == 256)
-          ((guint8 *) in)[k * n + c] = (guint8) k;
-        else
-          in[k * n + c] = (guint16) k;
-        if (k < codes - 1)
-          din[k * n + c] = (k + 0.5) / (codes - 1);
-      }
-  from = g_strdup_printf ("%s %s", coded_model, type);
-  to = g_strdup_printf ("%s float", linear_model);
-  convert (drawable, from, to, in, lin, codes);
-  g_free (from);
-  g_free (to);
-  from = g_strdup_printf ("%s double", coded_model);
-  to = g_strdup_printf ("%s double", linear_model);
-  convert (drawable, from, to, din, dout, codes - 1);
-  g_free (from);
-  g_free (to);
-
-  /* Curves as the engine takes them, one after another; one where the
-   * space's three are the same. */
-  to_linear = g_new (gfloat, (gsize) codes * n);
-  midpoints = g_new (gfloat, (gsize) (codes - 1) * n);
-  for (gint c = 0; c < n; c++)
-    for (gint k = 0; k < codes; k++)
-      {
-        to_linear[c * codes + k] = lin[k * n + c];
-        if (k < codes - 1)
-          midpoints[c * (codes - 1) + k] = (gfloat) dout[k * n + c];
-      }
-  if (n == 3 &&
-      memcmp (to_linear, to_linear + codes, sizeof (gfloat) * codes) == 0 &&
-      memcmp (to_linear, to_linear + 2 * codes, sizeof (gfloat) * codes) == 0 &&
-      memcmp (midpoints, midpoints + (codes - 1), sizeof (gfloat) * (codes - 1)) == 0 &&
-      memcmp (midpoints, midpoints + 2 * (codes - 1), sizeof (gfloat) * (codes - 1)) == 0)
-    curves = 1;
-  t = cc_transfer_new (codes == 256 ? CC_TYPE_U8 : CC_TYPE_U16, curves, to_linear,
-                       midpoints, message, sizeof message);
-  if (!t)
+  if (!t && message[0])
     g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
                  "the drawable's colour space gives no usable linear-light tables: %s",
                  message);
-  g_free (in);
-  g_free (lin);
-  g_free (din);
-  g_free (dout);
-  g_free (to_linear);
-  g_free (midpoints);
   return t;
 }
 
@@ -190,10 +80,8 @@ render_read (GimpDrawable *drawable, const GeglRectangle *out, const RenderSetti
   GeglBuffer *buffer;
   gint x, width;
   CcType type;
-  gboolean coded;
 
-  own_type (drawable, &coded);
-  if (s->linear && coded && !s->transfer)
+  if (s->linear && engine_format_coded (gimp_drawable_get_format (drawable)) && !s->transfer)
     {
       g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
                    "linear light on this drawable needs transfer tables for its colour "
