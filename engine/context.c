@@ -13,8 +13,8 @@
 
 #include "engine.h"
 
-CcContext *
-cc_context_new (void)
+static CcContext *
+context_new (bool gpu, int threads)
 {
   CcContext *ctx = calloc (1, sizeof *ctx);
   CcEnv env;
@@ -25,13 +25,26 @@ cc_context_new (void)
   pthread_mutex_init (&ctx->lock, NULL);
   cc_env_read (&env);
 
-  n = env.threads ? env.threads : sysconf (_SC_NPROCESSORS_ONLN);
+  n = threads > 0 ? threads : env.threads ? env.threads : sysconf (_SC_NPROCESSORS_ONLN);
   ctx->threads = n < 1 ? 1 : n > 256 ? 256 : (int) n;
   snprintf (ctx->cpu_name, sizeof ctx->cpu_name, "CPU (%d thread%s)",
             ctx->threads, ctx->threads == 1 ? "" : "s");
   ctx->budget = env.device_budget;
-  ctx->gpu = cc_gpu_new (&env);
+  ctx->cpu_only = !gpu;
+  ctx->gpu = gpu ? cc_gpu_new (&env) : NULL;
   return ctx;
+}
+
+CcContext *
+cc_context_new (void)
+{
+  return context_new (true, 0);
+}
+
+CcContext *
+cc_context_new_cpu (int threads)
+{
+  return context_new (false, threads);
 }
 
 void
@@ -50,6 +63,11 @@ cc_context_free (CcContext *ctx)
 CcStatus
 cc_context_gpu_status (CcContext *ctx, char *message, size_t size)
 {
+  if (ctx->cpu_only)
+    {
+      snprintf (message, size, "a CPU-only context");
+      return CC_ERROR_NO_GPU;
+    }
   return cc_gpu_status (ctx->gpu, message, size);
 }
 
@@ -58,7 +76,7 @@ cc_context_device_name (CcContext *ctx)
 {
   char buf[8];
 
-  if (cc_gpu_status (ctx->gpu, buf, sizeof buf) == CC_OK)
+  if (cc_context_gpu_status (ctx, buf, sizeof buf) == CC_OK)
     return cc_gpu_name (ctx->gpu);
   return ctx->cpu_name;
 }

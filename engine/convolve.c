@@ -182,6 +182,8 @@ cc_method_check (CcContext *ctx, CcMethod method, const CcMask *mask, int channe
                 channels, weighted ? " with alpha" : "");
       return CC_ERROR_INVALID;
     }
+  if ((status = cc_context_gpu_status (ctx, message, size)) != CC_OK)
+    return status;
   probe_job (&job, mask, channels, weighted);
   pthread_mutex_lock (&ctx->lock);
   if (method == CC_METHOD_SEPARABLE)
@@ -229,7 +231,7 @@ cc_method_resolve (CcContext *ctx, CcMethod method, const CcMask *mask, int chan
   if (method != CC_METHOD_AUTO)
     return method;
   if (!cc_mask_check (mask, why, sizeof why) ||
-      cc_gpu_status (ctx->gpu, why, sizeof why) != CC_OK)
+      cc_context_gpu_status (ctx, why, sizeof why) != CC_OK)
     return CC_METHOD_CPU;
   probe_job (&job, mask, channels, weighted);
   pthread_mutex_lock (&ctx->lock);
@@ -357,7 +359,7 @@ cc_convolve (CcContext *ctx, const CcImage *src, int64_t out_x, int64_t out_y,
   else
     {
       char why[sizeof result->message];
-      CcStatus gpu = cc_gpu_status (ctx->gpu, why, sizeof why);
+      CcStatus gpu = cc_context_gpu_status (ctx, why, sizeof why);
       CcMethod method = o->method;
 
       if (gpu != CC_OK && (method != CC_METHOD_AUTO || on_device))

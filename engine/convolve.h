@@ -157,6 +157,10 @@ void         cc_options_keep_colour  (CcOptions *options, bool gray, bool red, b
  * do other work meanwhile.  Two threads may use one context at once (calls are
  * serialised) or one context each. */
 CcContext   *cc_context_new          (void);
+/* A context for the CPU path alone, with 'threads' workers (0: as
+ * cc_context_new has): it never starts a GPU, so callers that run the CPU
+ * path from several threads at once can each have one cheaply. */
+CcContext   *cc_context_new_cpu      (int threads);
 void         cc_context_free         (CcContext *ctx);
 
 /* Whether a GPU can be used; when not, why (status and message).  Waits for

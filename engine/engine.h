@@ -71,7 +71,8 @@ struct _CcContext
   uint64_t         budget;       /* device bytes per call, 0 = free memory */
   int              threads;      /* CPU worker threads */
   char             cpu_name[64];
-  struct _CcGpu   *gpu;          /* NULL when built without CUDA */
+  bool             cpu_only;     /* made by cc_context_new_cpu: never starts a GPU */
+  struct _CcGpu   *gpu;          /* NULL when built without CUDA, or CPU-only */
   double          *sep_mask;     /* the last mask split into terms ... */
   int              sep_w;
   int              sep_h;

@@ -5,9 +5,17 @@
  * output rectangle, possibly from several threads at once, and hands over
  * the input with the mask's halo.
  *
- * It works in "RGBA float" (linear light) or "R'G'B'A float" (perceptual,
- * linear FALSE) in the input's colour space, as GIMP's Convolution Matrix
- * does, so GEGL converts the layer's samples; results equal the procedure's.
+ * On 8- and 16-bit perceptual input with results clamped it reads and
+ * writes the input's own codes, and the engine works in linear light
+ * through transfer tables, as the procedure's own pixel path does: GEGL
+ * converts nothing.  Otherwise it works in "RGBA float" (linear light) or
+ * "R'G'B'A float" (perceptual, linear FALSE) in the input's colour space,
+ * as GIMP's Convolution Matrix does.  Results equal the procedure's.
+ *
+ * Each region is one engine call (on the CPU, per GEGL thread): measured
+ * faster than computing the whole input once and serving regions from
+ * GEGL's cache (README, "What it costs").
+ *
  * Nothing here may crash or hang GIMP: a property the procedure would
  * refuse passes the input through with a warning, and a GPU that fails
  * leaves the call to the CPU path.
@@ -125,6 +133,27 @@ engine (void)
     {
       ctx = cc_context_new ();
       g_once_init_leave (&once, 1);
+    }
+  return ctx;
+}
+
+/* The CPU path's engine for the calling thread.  GEGL splits a region
+ * among its threads and waits for all of them, so one shared context
+ * (which serialises calls) would leave cores idle: each of GEGL's threads
+ * has a CPU-only context of its own, the cores shared out among them. */
+static CcContext *
+cpu_engine (void)
+{
+  static GPrivate own = G_PRIVATE_INIT ((GDestroyNotify) cc_context_free);
+  CcContext *ctx = g_private_get (&own);
+
+  if (!ctx)
+    {
+      gint threads = 1;
+
+      g_object_get (gegl_config (), "threads", &threads, NULL);
+      ctx = cc_context_new_cpu (MAX (1, (gint) g_get_num_processors () / MAX (1, threads)));
+      g_private_set (&own, ctx);
     }
   return ctx;
 }
@@ -251,8 +280,9 @@ process (GeglOperation       *operation,
   CcResult result;
   CcStatus status;
   CcType type;
+  CcStatus gpu;
   guchar *in_pixels, *out_pixels;
-  char why[8];
+  char why[256];
 
   if (!s || !s->valid)
     {
@@ -317,8 +347,23 @@ process (GeglOperation       *operation,
                     (int64_t) (roi->width * bpp), false };
   mask = (CcMask) { s->width, s->height, s->values, s->divisor, s->offset };
 
-  status = cc_convolve (engine (), &src, roi->x - fetch.x, roi->y - fetch.y, &dst, &mask,
-                        &options, &result);
+  /* auto without a usable GPU is the CPU path, on this thread's own
+   * context; worth a word after a GPU failure, not where the machine simply
+   * has no GPU. */
+  gpu = cc_context_gpu_status (engine (), why, sizeof why);
+  if (options.method == CC_METHOD_AUTO && gpu != CC_OK)
+    {
+      if (gpu == CC_ERROR_GPU)
+        {
+          gchar *note = g_strdup_printf ("no GPU used: %s", why);
+
+          warn_once (note);
+          g_free (note);
+        }
+      options.method = CC_METHOD_CPU;
+    }
+  status = cc_convolve (options.method == CC_METHOD_CPU ? cpu_engine () : engine (), &src,
+                        roi->x - fetch.x, roi->y - fetch.y, &dst, &mask, &options, &result);
   if (status != CC_OK && options.method != CC_METHOD_CPU &&
       status != CC_ERROR_INVALID && status != CC_ERROR_CANCELLED)
     {
@@ -329,18 +374,11 @@ process (GeglOperation       *operation,
       warn_once (note);
       g_free (note);
       options.method = CC_METHOD_CPU;
-      status = cc_convolve (engine (), &src, roi->x - fetch.x, roi->y - fetch.y, &dst,
+      status = cc_convolve (cpu_engine (), &src, roi->x - fetch.x, roi->y - fetch.y, &dst,
                             &mask, &options, &result);
     }
   else if (status == CC_OK && result.message[0])
-    {
-      /* auto took the CPU: worth a word after a GPU failure, not where
-       * the machine has no GPU. */
-      const CcStatus gpu = cc_context_gpu_status (engine (), why, sizeof why);
-
-      if (gpu == CC_OK || gpu == CC_ERROR_GPU)
-        warn_once (result.message);
-    }
+    warn_once (result.message);   /* auto left the GPU for the CPU, and why */
 
   if (status == CC_OK)
     gegl_buffer_set (output, roi, 0, format, out_pixels, GEGL_AUTO_ROWSTRIDE);

@@ -453,6 +453,52 @@ test_cpu_fault (CcContext *ctx)
   CHECK (st == CC_OK, "the CPU path works again after the fault: %s", r.message);
 }
 
+/* A CPU-only context: its thread count, no GPU started or offered, GPU
+ * methods refused with a reason, and auto and cpu right on the known cases. */
+static void
+test_cpu_only (void)
+{
+  static const CcMethod methods[] = { CC_METHOD_CPU, CC_METHOD_AUTO };
+  CcContext *ctx = cc_context_new_cpu (3);
+  float in[5 * 5], out[5 * 5];
+  double m[9] = { 0, 1, 0, 1, 4, 1, 0, 1, 0 };
+  CcImage src = { in, CC_TYPE_FLOAT, 1, 5, 5, 5 * 4, false };
+  CcImage dst = { out, CC_TYPE_FLOAT, 1, 5, 5, 5 * 4, false };
+  CcMask mask = { 3, 3, m, 8.0, 0.0 };
+  CcOptions o;
+  CcResult r;
+  CcStatus st;
+  char why[128];
+
+  CHECK (strcmp (cc_context_cpu_name (ctx), "CPU (3 threads)") == 0 &&
+         strcmp (cc_context_device_name (ctx), "CPU (3 threads)") == 0,
+         "a CPU-only context of 3 threads: '%s'", cc_context_device_name (ctx));
+  st = cc_context_gpu_status (ctx, why, sizeof why);
+  CHECK (st == CC_ERROR_NO_GPU && strstr (why, "CPU-only"),
+         "a CPU-only context offers no GPU: %s '%s'", cc_status_name (st), why);
+  st = cc_method_check (ctx, CC_METHOD_REGISTER, &mask, 1, false, why, sizeof why);
+  CHECK (st == CC_ERROR_NO_GPU && strstr (why, "CPU-only"),
+         "a CPU-only context refuses register: %s '%s'", cc_status_name (st), why);
+  CHECK (cc_method_resolve (ctx, CC_METHOD_AUTO, &mask, 1, false) == CC_METHOD_CPU,
+         "auto resolves to cpu on a CPU-only context");
+  for (int i = 0; i < 25; i++)
+    in[i] = (float) i;
+  cc_options_init (&o);
+  o.method = CC_METHOD_REGISTER;
+  st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
+  CHECK (st == CC_ERROR_NO_GPU && strstr (r.message, "CPU-only"),
+         "register on a CPU-only context: %s '%s'", cc_status_name (st), r.message);
+  o.method = CC_METHOD_AUTO;
+  o.clamp = false;
+  st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
+  /* Pixel (2,2): (7 + 11 + 4 * 12 + 13 + 17) / 8 = 12. */
+  CHECK (st == CC_OK && r.method_used == CC_METHOD_CPU && out[12] == 12.0f,
+         "auto on a CPU-only context: %s, %s, centre %g (want 12)", cc_status_name (st),
+         cc_method_name (r.method_used), out[12]);
+  check_known (ctx, methods, 2);
+  cc_context_free (ctx);
+}
+
 int
 main (void)
 {
@@ -473,6 +519,7 @@ main (void)
   test_transfer_errors (ctx);
   test_cancel (ctx);
   test_cpu_fault (ctx);
+  test_cpu_only ();
   check_known (ctx, methods, 2);
   check_sweep (ctx, methods, 2, false);
   check_threads (ctx, CC_METHOD_CPU);
