@@ -242,14 +242,30 @@ compute_tile (const CcJob *job, int64_t x0, int64_t y0, int64_t tw, int64_t th,
       char *out_row = (char *) dst->data + (y0 + r) * dst->stride;
       const char *src_row = (const char *) src->data + (job->out_y + y0 + r) * src->stride;
 
-      sum_row (job, s->in + r * in_w * C, in_w, C, tw, separable, false, s->line, s->plain);
+      const float *plain = s->plain;
+
       if (weighted)
         {
+          bool all_weighted = true;
+
           sum_row (job, s->ca + r * in_w * C, in_w, C, tw, separable, false, s->line,
                    s->kca);
           sum_row (job, s->absa + r * in_w, in_w, 1, tw, separable, true, s->line,
                    s->wabs);
+          for (int64_t x = 0; x < tw; x++)
+            all_weighted &= s->wabs[x] != 0.0f;
+          /* The plain sums serve only pixels whose sum |k a| is 0, and alpha,
+           * whose sum kca already holds (ca keeps alpha in its slot): where
+           * no pixel of the row needs them, kca stands in, with the same
+           * bits, and the row costs five sums a pixel instead of nine. */
+          if (all_weighted)
+            plain = s->kca;
+          else
+            sum_row (job, s->in + r * in_w * C, in_w, C, tw, separable, false, s->line,
+                     s->plain);
         }
+      else
+        sum_row (job, s->in + r * in_w * C, in_w, C, tw, separable, false, s->line, s->plain);
 
       /* One loop over the row's samples that vectorises: sum |k a| spread
        * to every colour sample, 0 in alpha's (the plain formula there);
@@ -261,12 +277,12 @@ compute_tile (const CcJob *job, int64_t x0, int64_t y0, int64_t tw, int64_t th,
           else
             spread (s->wabs, tw, C, s->wsum);
           for (int64_t i = 0; i < tw * C; i++)
-            s->out[i] = cc_finish_weighted (s->plain[i], s->kca[i], s->wsum[i], job->sum_abs,
+            s->out[i] = cc_finish_weighted (plain[i], s->kca[i], s->wsum[i], job->sum_abs,
                                             job->inv_divisor, job->offset, job->clamp);
         }
       else
         for (int64_t i = 0; i < tw * C; i++)
-          s->out[i] = cc_finish (s->plain[i], job->inv_divisor, job->offset, job->clamp);
+          s->out[i] = cc_finish (plain[i], job->inv_divisor, job->offset, job->clamp);
       if (job->transfer)
         cc_samples_encode (s->out, tw * C, C, job->colour, job->transfer,
                            out_row + x0 * C * cc_type_size (dst->type));
