@@ -1,6 +1,10 @@
 /* The plug-in's dialog: preset chooser, mask editor, method and border
  * choices, the procedure's toggles, and a live preview computed through the
  * engine on a worker thread (one engine context for the dialog's life).
+ * Where GIMP has cuda:convolve, the same settings also preview on the
+ * canvas: the filter appended while the dialog is open, updated with each
+ * edit, removed on Cancel, and on OK left as an editable effect if the
+ * user asks (else the procedure merges it).
  * Widgets edit the procedure's config; OK runs the procedure with it, the
  * same code path as scripts.
  *
@@ -13,6 +17,7 @@
 #include <libgimp/gimpui.h>
 
 #include "dialog.h"
+#include "filter.h"
 #include "mask-editor.h"
 #include "preset-bar.h"
 #include "render.h"
@@ -33,7 +38,10 @@ typedef struct
   GtkWidget           *method;
   GtkWidget           *method_note;
   GtkWidget           *border;
+  GtkWidget           *keep;          /* "keep as an editable effect" */
 
+  GimpDrawableFilter  *canvas;        /* cuda:convolve appended while the dialog is open,
+                                         or NULL where GIMP has no such operation */
   guint                timeout;       /* a preview update waiting */
   gint                 generation;    /* bumped by every change: older results are dropped */
   gint                 running;       /* preview computations in flight */
@@ -218,7 +226,15 @@ preview_start (gpointer data)
   gimp_preview_get_position (GIMP_PREVIEW (d->preview), &job->rect.x, &job->rect.y);
   gimp_preview_get_size (GIMP_PREVIEW (d->preview), &job->rect.width, &job->rect.height);
   if (settings_from_config (d->config, &job->settings, &error))
-    job->settings.transfer = d->transfer;
+    {
+      job->settings.transfer = d->transfer;
+      if (d->canvas)
+        {
+          /* GIMP renders the canvas in its own process, as the merge will. */
+          filter_configure (d->canvas, &job->settings);
+          gimp_displays_flush ();
+        }
+    }
   if (error || !(job->source = render_read (d->drawable, &job->rect, &job->settings, &error)))
     {
       gtk_label_set_text (GTK_LABEL (d->status), error->message);
@@ -248,6 +264,32 @@ static void
 preview_invalidated (GimpPreview *preview, Dialog *d)
 {
   preview_invalidate (d);
+}
+
+static void
+canvas_toggled (GtkToggleButton *button, Dialog *d)
+{
+  gimp_drawable_filter_set_visible (d->canvas, gtk_toggle_button_get_active (button));
+  gimp_displays_flush ();
+}
+
+/* The canvas preview: cuda:convolve appended to the drawable, configured as
+ * the dialog stands; NULL where GIMP has no such operation (the dialog's
+ * own preview remains). */
+static GimpDrawableFilter *
+canvas_new (Dialog *d)
+{
+  RenderSettings settings = { 0 };
+  GimpDrawableFilter *filter = NULL;
+
+  if (settings_from_config (d->config, &settings, NULL) &&
+      (filter = filter_new (d->drawable, &settings)))
+    {
+      gimp_drawable_append_filter (d->drawable, filter);
+      gimp_displays_flush ();
+    }
+  g_free (settings.matrix);
+  return filter;
 }
 
 /* ---- methods: GPU ones greyed where no GPU can take the mask ---- */
@@ -394,10 +436,11 @@ labelled (const gchar *mnemonic, GtkWidget *widget, GtkWidget *extra)
 gboolean
 convolve_dialog (GimpProcedure *procedure, GimpProcedureConfig *config,
                  GimpDrawable *drawable, CcContext *ctx,
-                 const gchar *shipped_preset_dir, const gchar *user_preset_dir)
+                 const gchar *shipped_preset_dir, const gchar *user_preset_dir,
+                 gboolean *keep_effect)
 {
   Dialog d = { 0 };
-  GtkWidget *dialog, *main_box, *left, *right, *device, *toggles, *channels;
+  GtkWidget *dialog, *main_box, *left, *right, *device, *toggles, *channels, *on_canvas;
   GError *error = NULL;
   char why[512];
   gchar *text;
@@ -427,6 +470,18 @@ convolve_dialog (GimpProcedure *procedure, GimpProcedureConfig *config,
   gtk_label_set_max_width_chars (GTK_LABEL (d.status), 40);
   gtk_box_pack_start (GTK_BOX (left), d.preview, TRUE, TRUE, 0);
   gtk_box_pack_start (GTK_BOX (left), d.status, FALSE, FALSE, 0);
+  d.canvas = canvas_new (&d);
+  on_canvas = gtk_check_button_new_with_mnemonic ("Preview on the _canvas");
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (on_canvas), d.canvas != NULL);
+  d.keep = gtk_check_button_new_with_mnemonic ("_Keep as an editable effect");
+  gtk_widget_set_tooltip_text (d.keep, "OK leaves the filter on the layer, to edit or "
+                                       "remove later, instead of merging it");
+  gtk_widget_set_sensitive (on_canvas, d.canvas != NULL);
+  gtk_widget_set_sensitive (d.keep, d.canvas != NULL);
+  if (d.canvas)
+    g_signal_connect (on_canvas, "toggled", G_CALLBACK (canvas_toggled), &d);
+  gtk_box_pack_start (GTK_BOX (left), on_canvas, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (left), d.keep, FALSE, FALSE, 0);
   gtk_box_pack_start (GTK_BOX (main_box), left, TRUE, TRUE, 0);
 
   right = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
@@ -494,6 +549,21 @@ convolve_dialog (GimpProcedure *procedure, GimpProcedureConfig *config,
     g_source_remove (d.timeout);
   while (d.running > 0)
     g_main_context_iteration (NULL, TRUE);
+  *keep_effect = run && d.canvas && gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (d.keep));
+  if (*keep_effect)
+    {
+      /* Left on the layer as the config stands now, shown. */
+      RenderSettings settings = { 0 };
+
+      if (settings_from_config (config, &settings, NULL))
+        filter_configure (d.canvas, &settings);
+      g_free (settings.matrix);
+      gimp_drawable_filter_set_visible (d.canvas, TRUE);
+    }
+  else if (d.canvas)
+    gimp_drawable_filter_delete (d.canvas);   /* OK merges a filter of its own */
+  if (d.canvas)
+    gimp_displays_flush ();
   gtk_widget_destroy (dialog);
   cc_transfer_free (d.transfer);
   return run;

@@ -268,20 +268,32 @@ presets_run (GimpProcedure       *procedure,
   return values;
 }
 
+/* What the operation's engine takes in GIMP's process for these settings
+ * (the same engine and machine), as the return values name it. */
+static void
+describe (GimpDrawable *drawable, const RenderSettings *s, CcContext *ctx, CcResult *result)
+{
+  CcMask mask = { s->width, s->height, s->matrix, s->divisor, s->offset };
+
+  result->method_used = cc_method_resolve (ctx, s->method, &mask, 4,
+                                           s->alpha_weighting &&
+                                           babl_format_has_alpha (gimp_drawable_get_format (drawable)));
+  snprintf (result->device, sizeof result->device, "%s",
+            result->method_used == CC_METHOD_CPU ? cc_context_cpu_name (ctx)
+                                                 : cc_context_device_name (ctx));
+}
+
 /* Applies the settings through GIMP's cuda:convolve filter, merged: one
  * undo step, the selection respected by GIMP, and the pixels computed in
- * GIMP's process.  What ran is what the operation's engine takes there
- * (the same engine and machine); the time is the whole application's.
- * FALSE where GIMP has no cuda:convolve: the caller then moves the pixels
- * itself, and says so once. */
+ * GIMP's process; the time is the whole application's.  FALSE where GIMP
+ * has no cuda:convolve: the caller then moves the pixels itself, and says
+ * so once. */
 static gboolean
 apply_filter (GimpDrawable *drawable, const RenderSettings *s, CcContext *ctx,
               CcResult *result)
 {
-  const Babl *format = gimp_drawable_get_format (drawable);
   const gint64 start = g_get_monotonic_time ();
   GimpDrawableFilter *filter = filter_new (drawable, s);
-  CcMask mask = { s->width, s->height, s->matrix, s->divisor, s->offset };
 
   if (!filter)
     {
@@ -291,12 +303,7 @@ apply_filter (GimpDrawable *drawable, const RenderSettings *s, CcContext *ctx,
       return FALSE;
     }
   gimp_drawable_merge_filter (drawable, filter);
-  result->method_used = cc_method_resolve (ctx, s->method, &mask, 4,
-                                           s->alpha_weighting &&
-                                           babl_format_has_alpha (format));
-  snprintf (result->device, sizeof result->device, "%s",
-            result->method_used == CC_METHOD_CPU ? cc_context_cpu_name (ctx)
-                                                 : cc_context_device_name (ctx));
+  describe (drawable, s, ctx, result);
   result->total_ms = (g_get_monotonic_time () - start) / 1000.0;
   return TRUE;
 }
@@ -317,6 +324,7 @@ convolve_run (GimpProcedure        *procedure,
   CcTransfer *transfer = NULL;
   CcResult result = { 0 };
   GError *error = NULL;
+  gboolean keep_effect = FALSE;
   gsize n = drawables ? gimp_core_object_array_get_length ((GObject **) drawables) : 0;
 
   if (n != 1)
@@ -349,7 +357,8 @@ convolve_run (GimpProcedure        *procedure,
     {
       gchar *shipped = settings_shipped_preset_dir ();
       gchar *user = settings_user_preset_dir ();
-      gboolean ok = convolve_dialog (procedure, config, drawable, ctx, shipped, user);
+      gboolean ok = convolve_dialog (procedure, config, drawable, ctx, shipped, user,
+                                     &keep_effect);
 
       g_free (shipped);
       g_free (user);
@@ -362,6 +371,8 @@ convolve_run (GimpProcedure        *procedure,
 
   if (!settings_from_config (config, &settings, &error))
     status = GIMP_PDB_CALLING_ERROR;
+  else if (keep_effect)
+    describe (drawable, &settings, ctx, &result);   /* the dialog left it on the layer */
   else if (apply_filter (drawable, &settings, ctx, &result))
     {
       if (run_mode != GIMP_RUN_NONINTERACTIVE)
