@@ -17,6 +17,11 @@ xvfb=$!
 trap 'kill $xvfb 2>/dev/null; rm -rf "$profile"' EXIT
 export DISPLAY=:99 GIMP3_DIRECTORY="$profile"
 sh "$top/scripts/gimp-profile.sh" "$profile" "$top/_build/plug-ins"
+# The GEGL operation where GEGL looks, so that the dialog previews on the
+# canvas too (as run-gimp.sh does).
+export XDG_DATA_HOME="$profile/data" CUDA_CONVOLVE_PRESET_DIR="$top/presets"
+mkdir -p "$XDG_DATA_HOME/gegl-0.4/plug-ins"
+cp "$top/_build/gegl/cuda-convolve-gpl3.so" "$XDG_DATA_HOME/gegl-0.4/plug-ins/"
 sleep 1
 
 # GIMP opens the sample, shows it, and runs the procedure interactively with
