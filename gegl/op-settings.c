@@ -12,35 +12,16 @@
 #include "op-settings.h"
 #include "preset.h"
 
-/* GIMP's profile, as libgimp's gimp_directory () finds it. */
-static gchar *
-gimp_profile (void)
-{
-  const gchar *env = g_getenv ("GIMP3_DIRECTORY");
-
-  return env && *env ? g_strdup (env)
-                     : g_build_filename (g_get_user_config_dir (), "GIMP", "3.0", NULL);
-}
-
 static CcPreset *
 find_preset (const gchar *id, GError **error)
 {
-  const gchar *env = g_getenv ("CUDA_CONVOLVE_PRESET_DIR");
-  gchar *profile = gimp_profile ();
-  gchar *user = g_build_filename (profile, CC_PLUG_IN_NAME, "presets", NULL);
-  gchar *shipped;
+  gchar *shipped, *user;
   CcPreset *p;
 
-  if (env && *env)
-    shipped = g_strdup (env);
-  else if (g_file_test (CC_SHIPPED_PRESET_DIR, G_FILE_TEST_IS_DIR))
-    shipped = g_strdup (CC_SHIPPED_PRESET_DIR);
-  else   /* installed with make install-user */
-    shipped = g_build_filename (profile, "plug-ins", CC_PLUG_IN_NAME, "presets", NULL);
+  cc_presets_dirs (CC_SHIPPED_PRESET_DIR, CC_PLUG_IN_NAME, &shipped, &user);
   p = cc_presets_find (shipped, user, id, error);
   g_free (shipped);
   g_free (user);
-  g_free (profile);
   return p;
 }
 

@@ -528,3 +528,30 @@ cc_preset_delete (const gchar *user_dir, const gchar *id, GError **error)
   g_free (path);
   return ok;
 }
+
+/* GIMP's profile, as libgimp's gimp_directory () finds it. */
+static gchar *
+gimp_profile (void)
+{
+  const gchar *env = g_getenv ("GIMP3_DIRECTORY");
+
+  return env && *env ? g_strdup (env)
+                     : g_build_filename (g_get_user_config_dir (), "GIMP", "3.0", NULL);
+}
+
+void
+cc_presets_dirs (const gchar *installed, const gchar *plug_in, gchar **shipped_dir,
+                 gchar **user_dir)
+{
+  const gchar *env = g_getenv ("CUDA_CONVOLVE_PRESET_DIR");
+  gchar *profile = gimp_profile ();
+
+  if (env && *env)
+    *shipped_dir = g_strdup (env);
+  else if (g_file_test (installed, G_FILE_TEST_IS_DIR))
+    *shipped_dir = g_strdup (installed);
+  else
+    *shipped_dir = g_build_filename (profile, "plug-ins", plug_in, "presets", NULL);
+  *user_dir = g_build_filename (profile, plug_in, "presets", NULL);
+  g_free (profile);
+}

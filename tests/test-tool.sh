@@ -3,6 +3,7 @@
 # clear refusals of bad files and bad options.
 set -u
 tool="${top_builddir:-.}/tools/cuda-convolve"
+export CUDA_CONVOLVE_PRESET_DIR="${PRESET_DIR:-${top_srcdir:-..}/presets}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -154,8 +155,155 @@ expect 2 --border Black "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --bogus "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --matrix
 expect 2 "$tmp/g8.pgm"
-expect 2 "$tmp/g8.pgm" "$tmp/x.png"
+expect 2 "$tmp/g8.pgm" "$tmp/x.gif"
 expect 0 --help && grep -q -- '--matrix' "$tmp/out.txt" || fail "--help"
+
+# ---- Raw files in strips: any strip height gives the same bytes ------------
+# A 5x5 mask over 23 rows, in strips of 1 to 4 rows (the host budget) and in
+# one, for every border: the rows a strip needs beyond the image come from
+# the border's own rule.
+{ printf 'P6\n17 23\n255\n'; head -c 1173 /dev/urandom; } >"$tmp/tall.ppm"
+m5="1,2,0,-1,1;2,3,1,0,-1;0,1,4,1,0;-1,0,1,3,2;1,-1,0,2,1"
+for b in zero extend wrap mirror black white; do
+  expect 0 --matrix "$m5" --normalize --border $b "$tmp/tall.ppm" "$tmp/one-$b.ppm"
+  for budget in 1 300 600 1200; do
+    CUDA_CONVOLVE_HOST_BUDGET=$budget expect 0 --matrix "$m5" --normalize --border $b \
+      "$tmp/tall.ppm" "$tmp/strips-$b-$budget.ppm" &&
+      same "$tmp/one-$b.ppm" "$tmp/strips-$b-$budget.ppm"
+  done
+done
+# PFM rows lie bottom to top: strips of a PFM, too.
+expect 0 "$tmp/tall.ppm" "$tmp/tall.pfm" &&
+expect 0 --matrix "$m5" --normalize --border mirror "$tmp/tall.pfm" "$tmp/one.pfm" &&
+CUDA_CONVOLVE_HOST_BUDGET=900 expect 0 --matrix "$m5" --normalize --border mirror \
+  "$tmp/tall.pfm" "$tmp/strips.pfm" && same "$tmp/one.pfm" "$tmp/strips.pfm"
+
+# ---- Presets ------------------------------------------------------------------
+if "$tool" --list-presets >"$tmp/presets.txt" 2>/dev/null; then
+  grep -q '^box-5  *5x5  *Box blur 5x5$' "$tmp/presets.txt" ||
+    fail "--list-presets: $(head -3 "$tmp/presets.txt")"
+  expect 0 --preset box-3 "$tmp/tall.ppm" "$tmp/p-box3.ppm" &&
+  expect 0 --matrix "1,1,1;1,1,1;1,1,1" --divisor 9 "$tmp/tall.ppm" "$tmp/m-box3.ppm" &&
+    same "$tmp/p-box3.ppm" "$tmp/m-box3.ppm"
+  expect 2 --preset no-such-preset "$tmp/tall.ppm" "$tmp/x.ppm" &&
+    grep -q "no-such-preset" "$tmp/err.txt" || fail "unknown preset: $(cat "$tmp/err.txt")"
+  expect 2 --preset box-3 --matrix 1 "$tmp/tall.ppm" "$tmp/x.ppm"
+else
+  echo "SKIP: presets (a build without GLib)"
+fi
+
+# ---- Many files, one run -----------------------------------------------------
+mkdir -p "$tmp/in" "$tmp/batch"
+cp "$tmp/g8.pgm" "$tmp/c8.ppm" "$tmp/rgba.pam" "$tmp/in/"
+printf 'P5\n7 5\n255\n1234' >"$tmp/in/broken.pgm"
+expect 1 $box "$tmp/in/g8.pgm" "$tmp/in/broken.pgm" "$tmp/in/c8.ppm" "$tmp/in/rgba.pam" \
+  -o "$tmp/batch" 2>/dev/null
+[ "$(wc -l <"$tmp/err.txt")" -eq 1 ] && grep -q "broken.pgm" "$tmp/err.txt" ||
+  fail "batch with a broken file: $(cat "$tmp/err.txt")"
+for f in g8.pgm c8.ppm rgba.pam; do
+  expect 0 $box "$tmp/in/$f" "$tmp/single-$f" && same "$tmp/single-$f" "$tmp/batch/$f"
+done
+[ -e "$tmp/batch/broken.pgm" ] && fail "batch: the broken file has an output"
+ls -a "$tmp/batch" | grep -q partial && fail "batch: a partial file was left"
+# Its own input as output, and two inputs of one name, are refused by name.
+expect 1 "$tmp/in/g8.pgm" -o "$tmp/in"
+mkdir -p "$tmp/in2" && cp "$tmp/g8.pgm" "$tmp/in2/"
+expect 1 "$tmp/in/g8.pgm" "$tmp/in2/g8.pgm" -o "$tmp/batch2" && grep -q "already the output" "$tmp/err.txt" ||
+  fail "two inputs of one name: $(cat "$tmp/err.txt")"
+
+# ---- Interrupted: no half-written output -------------------------------------
+{ printf 'PF\n2000 2000\n-1.0\n'; head -c 48000000 /dev/zero; } >"$tmp/big.pfm"
+# A 63x63 mask of rank above 1, so that nothing makes it cheap.
+ones=$(awk 'BEGIN { for (y = 0; y < 63; y++) { r = "1"; for (x = 1; x < 63; x++) r = r "," (x * y) % 7;
+                      printf "%s%s", (y ? ";" : ""), r } }')
+CUDA_CONVOLVE_HOST_BUDGET=8M "$tool" --method cpu --matrix "$ones" --normalize \
+  "$tmp/big.pfm" "$tmp/big-out.pfm" 2>/dev/null &
+pid=$!
+sleep 1
+kill -INT $pid 2>/dev/null
+wait $pid
+[ $? -ne 0 ] || fail "interrupted: the run finished before the signal"
+[ -e "$tmp/big-out.pfm" ] && [ "$(wc -c <"$tmp/big-out.pfm")" -ne 48000018 ] &&
+  fail "interrupted: a partial output"
+ls -a "$tmp" | grep -q partial && fail "interrupted: a temporary file was left"
+rm -f "$tmp/big.pfm" "$tmp/big-out.pfm"
+
+# ---- Files through GEGL: PNG, JPEG, TIFF, OpenEXR, WebP ------------------------
+if ! "$tool" --help | grep -q '^Formats: PNG'; then
+  echo "SKIP: PNG, JPEG, TIFF, OpenEXR and WebP (a build without GEGL)"
+else
+  # The row of 0 100 200 in each format: the same hand-computed linear-light
+  # box (58 133 175) comes back, from 8-bit PNG, TIFF and (within its loss)
+  # JPEG.
+  for e in png tif; do
+    expect 0 "$tmp/row.pgm" "$tmp/row.$e" &&
+    expect 0 --matrix "1,1,1" --divisor 3 "$tmp/row.$e" "$tmp/row-box.$e" &&
+    expect 0 "$tmp/row-box.$e" "$tmp/row-box-$e.pgm" &&
+    [ "$(bytes "$tmp/row-box-$e.pgm" 3)" = " 58 133 175" ] ||
+      fail "$e: box of 0 100 200 gave $(bytes "$tmp/row-box-$e.pgm" 3)"
+  done
+  # Round trips keep every value: 8- and 16-bit, gray and colour, with alpha.
+  for f in g8.pgm c8.ppm g16.pgm rgba.pam ga16.pam; do
+    for e in png tif; do
+      expect 0 "$tmp/$f" "$tmp/rt-$f.$e" && expect 0 "$tmp/rt-$f.$e" "$tmp/rt-$e-$f" &&
+        same "$tmp/$f" "$tmp/rt-$e-$f"
+    done
+  done
+  # 16 bits stay 16 bits (the IHDR's bit depth), 8 stay 8.
+  [ "$(od -An -tu1 -j24 -N1 "$tmp/rt-g16.pgm.png" | tr -d ' ')" = 16 ] ||
+    fail "a 16-bit PNG was not written with 16 bits"
+  [ "$(od -An -tu1 -j24 -N1 "$tmp/rt-g8.pgm.png" | tr -d ' ')" = 8 ] ||
+    fail "an 8-bit PNG was not written with 8 bits"
+  # Float stays float: PFM -> TIFF and OpenEXR -> PFM gives the same floats,
+  # and a float file's values are taken as they are (no transfer).
+  # (GEGL keeps float TIFF perceptual: linear PFM values come back within
+  # float rounding of the sRGB curve there.)
+  expect 0 "$tmp/c.pfm" "$tmp/c.exr" && expect 0 "$tmp/c.exr" "$tmp/c-exr.pfm" &&
+    same "$tmp/c.pfm" "$tmp/c-exr.pfm"
+  expect 0 "$tmp/c.pfm" "$tmp/c.tif" && expect 0 "$tmp/c.tif" "$tmp/c-tif.pfm" &&
+  [ "$(head -c 3 "$tmp/c.tif" | od -An -c | tr -d ' ')" != "" ] &&
+  paste "$(tail -c 420 "$tmp/c.pfm" | od -An -v -tf4 -w4 >"$tmp/a.txt"; echo "$tmp/a.txt")" \
+        "$(tail -c 420 "$tmp/c-tif.pfm" | od -An -v -tf4 -w4 >"$tmp/b.txt"; echo "$tmp/b.txt")" |
+    awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-5) bad++ } END { exit bad > 0 }' ||
+    fail "PFM -> float TIFF -> PFM changed values"
+  printf 'Pf\n3 1\n-1.0\n' >"$tmp/f.pfm"
+  printf '\000\000\000\000\000\000\000\077\000\000\200\077' >>"$tmp/f.pfm"   # 0 0.5 1
+  expect 0 "$tmp/f.pfm" "$tmp/f.exr" &&
+  expect 0 --matrix "1,1,1" --divisor 3 --border zero "$tmp/f.exr" "$tmp/f-box.exr" &&
+  expect 0 "$tmp/f-box.exr" "$tmp/f-box.pfm" &&
+  [ "$(tail -c 12 "$tmp/f-box.pfm" | od -An -tf4 | tr -s ' ')" = " 0.16666667 0.5 0.5" ] ||
+    fail "float box of 0 0.5 1: $(tail -c 12 "$tmp/f-box.pfm" | od -An -tf4)"
+  # JPEG and WebP are lossy: the shape comes back, and JPEG's values nearly.
+  expect 0 "$tmp/tall.ppm" "$tmp/tall.jpg" && expect 0 "$tmp/tall.jpg" "$tmp/tall-j.ppm" &&
+    [ "$(head -c 13 "$tmp/tall-j.ppm" | od -c)" = "$(printf 'P6\n17 23\n255\n' | od -c)" ] ||
+    fail "JPEG round trip: $(head -c 15 "$tmp/tall-j.ppm")"
+  expect 0 "$tmp/g8.pgm" "$tmp/g8.jpg" && expect 0 "$tmp/g8.jpg" "$tmp/g8-j.pgm" &&
+    [ "$(head -c 2 "$tmp/g8-j.pgm")" = P5 ] || fail "a gray JPEG did not stay gray"
+  expect 0 "$tmp/rgba.pam" "$tmp/rgba.webp" && expect 0 "$tmp/rgba.webp" "$tmp/rgba-w.pam" &&
+    grep -aq 'RGB_ALPHA' "$tmp/rgba-w.pam" || fail "WebP round trip lost alpha"
+
+  # Damaged files of each format: exit 1, one line naming the file.
+  awk 'BEGIN { printf "P6\n300 200\n255\n"; for (i = 0; i < 180000; i++) printf "%c", (i * 7) % 251 }' \
+    >"$tmp/photo.ppm"
+  for e in png jpg tif exr webp; do
+    expect 0 "$tmp/photo.ppm" "$tmp/photo.$e" || continue
+    n=$(wc -c <"$tmp/photo.$e")
+    head -c $((n / 2)) "$tmp/photo.$e" >"$tmp/half.$e"
+    head -c 20 "$tmp/photo.$e" >"$tmp/head.$e"
+    for f in half.$e head.$e; do
+      expect 1 "$tmp/$f" "$tmp/never.png" && grep -q "$f" "$tmp/err.txt" ||
+        fail "$f: $(cat "$tmp/err.txt")"
+      [ -e "$tmp/never.png" ] && fail "$f: an output was written"
+    done
+  done
+  # A batch of PNGs with a damaged one among them.
+  mkdir -p "$tmp/pngs" "$tmp/pngs-out"
+  for f in g8 c8 rgba; do cp "$tmp/rt-$f.p"*".png" "$tmp/pngs/$f.png"; done
+  cp "$tmp/half.png" "$tmp/pngs/"
+  expect 1 --preset box-3 "$tmp/pngs/"*.png -o "$tmp/pngs-out"
+  [ "$(ls "$tmp/pngs-out" | tr '\n' ' ')" = "c8.png g8.png rgba.png " ] ||
+    fail "PNG batch wrote: $(ls -a "$tmp/pngs-out")"
+fi
 
 echo "test-tool: $failures failure(s)"
 [ "$failures" -eq 0 ]

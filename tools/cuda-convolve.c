@@ -1,5 +1,6 @@
-/* cuda-convolve: convolve a PFM, PGM/PPM or PAM image with a mask, on the GPU
- * when one is usable.
+/* cuda-convolve: convolve image files with a mask, on the GPU when one is
+ * usable.  One file (IN OUT) or many (IN... -o DIR): the next file is read
+ * while the current one is convolved and the previous one written.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -7,20 +8,36 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "convolve.h"
+#include "files.h"
 #include "imageio.h"
+#ifdef HAVE_GLIB
+#include "preset.h"
+#endif
 
 static const char usage[] =
   "Usage: cuda-convolve [OPTION]... IN OUT\n"
-  "Convolve image IN with a mask and write OUT (PFM, PGM/PPM or PAM, by OUT's name).\n"
+  "  or:  cuda-convolve [OPTION]... IN... -o DIR\n"
+  "Convolve image IN with a mask and write OUT, in the format OUT's name asks for;\n"
+  "or each IN into DIR, under its own name and in its own format.\n"
   "\n"
+  "  -o, --output-dir DIR  write each output into DIR (made if missing)\n"
+  "  --preset ID           the mask, divisor and offset of a preset (see\n"
+  "                        --list-presets); not with --matrix, --divisor, --offset\n"
+  "                        or --normalize\n"
+  "  --list-presets        print each preset's id, size and name\n"
   "  --matrix TEXT         the mask, rows separated by ';', values by ','\n"
   "                        (default \"0,0,0;0,1,0;0,0,0\", the identity)\n"
   "  --divisor X           divide the weighted sum by X (default 1)\n"
@@ -31,8 +48,9 @@ static const char usage[] =
   "                        and wrap\n"
   "  --method NAME         one of the methods below (default auto)\n"
   "  --perceptual          convolve 8- and 16-bit files' perceptual values as they\n"
-  "                        are (GIMP 2's convmatrix); by default they are taken as\n"
-  "                        sRGB and convolved in linear light, as GIMP 3 does\n"
+  "                        are (GIMP 2's convmatrix); by default they are convolved\n"
+  "                        in linear light, as GIMP 3 does; float files are taken\n"
+  "                        as they are\n"
   "  --channels LIST       the channels to convolve, a subset of rgba (default\n"
   "                        rgba); the others keep their values; on gray images\n"
   "                        any of r, g, b means gray\n"
@@ -43,6 +61,583 @@ static const char usage[] =
   "  --verbose             print the method, the device and the times\n"
   "  --help                print this help\n"
   "  --version             print the version\n";
+
+/* What a raw file's strips (source and result together) may take of host
+ * memory, unless CUDA_CONVOLVE_HOST_BUDGET (bytes, or with a K/M/G suffix)
+ * says otherwise. */
+#define HOST_BUDGET ((int64_t) 512 << 20)
+
+static int64_t
+host_budget (void)
+{
+  const char *env = getenv ("CUDA_CONVOLVE_HOST_BUDGET");
+  char *end;
+  double v;
+
+  if (!env || !*env)
+    return HOST_BUDGET;
+  v = strtod (env, &end);
+  switch (*end)
+    {
+    case 'k': case 'K': v *= 1024.0; end++; break;
+    case 'm': case 'M': v *= 1048576.0; end++; break;
+    case 'g': case 'G': v *= 1073741824.0; end++; break;
+    default: break;
+    }
+  return *end || !(v >= 1.0) || v > 9e18 ? HOST_BUDGET : (int64_t) v;
+}
+
+/* ---- Settings shared by every file ------------------------------------------ */
+
+typedef struct
+{
+  CcMask     mask;
+  CcOptions  options;      /* border, method, clamp, weighting */
+  bool       convolve[4];  /* r, g, b, a */
+  bool       perceptual;
+  bool       verbose;
+  bool       batch;
+  CcContext *ctx;
+} Settings;
+
+/* ---- Output files: written under a temporary name, renamed when complete;
+ * a signal removes what is half written. ----------------------------------- */
+
+#define TEMP_SLOTS 8
+static char                  temp_paths[TEMP_SLOTS][PATH_MAX];
+static volatile sig_atomic_t temp_used[TEMP_SLOTS];
+static pthread_mutex_t       temp_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned              temp_serial;
+
+static void
+on_signal (int sig)
+{
+  for (int i = 0; i < TEMP_SLOTS; i++)
+    if (temp_used[i])
+      unlink (temp_paths[i]);
+  signal (sig, SIG_DFL);
+  raise (sig);
+}
+
+/* A name beside 'out' for it to be written under; -1 when none is free. */
+static int
+temp_claim (const char *out)
+{
+  const char *slash = strrchr (out, '/');
+  int dir_len = slash ? (int) (slash - out + 1) : 0;
+  int slot = -1;
+
+  pthread_mutex_lock (&temp_lock);
+  for (int i = 0; i < TEMP_SLOTS && slot < 0; i++)
+    if (!temp_used[i])
+      {
+        int n = snprintf (temp_paths[i], PATH_MAX, "%.*s.%s.partial-%ld-%u", dir_len, out,
+                          out + dir_len, (long) getpid (), ++temp_serial);
+
+        if (n > 0 && n < PATH_MAX)
+          {
+            temp_used[i] = 1;
+            slot = i;
+          }
+      }
+  pthread_mutex_unlock (&temp_lock);
+  return slot;
+}
+
+/* Renames the finished file into place (ok) or removes it. */
+static bool
+temp_release (int slot, const char *out, bool ok, char *error, size_t size)
+{
+  if (ok && rename (temp_paths[slot], out) != 0)
+    {
+      snprintf (error, size, "%s: %s", out, strerror (errno));
+      ok = false;
+    }
+  if (!ok)
+    unlink (temp_paths[slot]);
+  pthread_mutex_lock (&temp_lock);
+  temp_used[slot] = 0;
+  pthread_mutex_unlock (&temp_lock);
+  return ok;
+}
+
+/* ---- One file ------------------------------------------------------------ */
+
+typedef struct
+{
+  const char *in;
+  char       *out;
+  bool        stream;      /* raw in and raw out: strip by strip */
+  bool        raw_out;
+  IoFormat    out_format;
+  IoReader   *reader;      /* raw input */
+  IoInfo      info;
+  FileImage   src;         /* whole images, where not streamed */
+  FileImage   dst;
+  CcResult    result;
+  int         strips;
+  bool        failed;
+  char        error[1024];
+} Job;
+
+static bool
+job_fail (Job *job, const char *format, ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  vsnprintf (job->error, sizeof job->error, format, args);
+  va_end (args);
+  job->failed = true;
+  return false;
+}
+
+static void
+image_from_raw (FileImage *im, const IoInfo *info)
+{
+  memset (im, 0, sizeof *im);
+  im->image.type = info->type;
+  im->image.channels = info->channels;
+  im->image.width = info->width;
+  im->image.height = info->height;
+  im->image.stride = info->width * info->channels * (int64_t) cc_type_size (info->type);
+  im->alpha = info->alpha;
+  im->coded = info->type == CC_TYPE_U8 || info->type == CC_TYPE_U16;
+  im->linear = info->format == IO_PFM;
+  im->maxval = info->maxval;
+}
+
+static bool
+is_raw_file (const char *path)
+{
+  unsigned char head[2];
+  FILE *f = fopen (path, "rb");
+  size_t n = f ? fread (head, 1, 2, f) : 0;
+
+  if (f)
+    fclose (f);
+  return io_format_sniff (head, n);
+}
+
+/* Reads the input: the header of a raw file that will stream, else the
+ * whole image. */
+static void
+job_decode (Job *job)
+{
+  char error[1024];
+
+  if (job->failed)
+    return;
+  if (!is_raw_file (job->in))
+    {
+      if (!files_load (job->in, &job->src, error, sizeof error))
+        job_fail (job, "%s", error);
+      return;
+    }
+  if (!io_reader_open (job->in, &job->reader, &job->info, error, sizeof error))
+    {
+      job_fail (job, "%s", error);
+      return;
+    }
+  job->stream = job->raw_out;
+  if (job->stream)
+    return;
+  image_from_raw (&job->src, &job->info);
+  if ((uint64_t) job->src.image.height > SIZE_MAX / (uint64_t) job->src.image.stride ||
+      !(job->src.image.data = malloc ((size_t) (job->src.image.stride *
+                                                job->src.image.height))))
+    job_fail (job, "%s: out of memory", job->in);
+  else if (!io_reader_rows (job->reader, 0, job->info.height, job->src.image.data,
+                            job->src.image.stride, error, sizeof error))
+    job_fail (job, "%s", error);
+  io_reader_close (job->reader);
+  job->reader = NULL;
+}
+
+static void
+options_for (const Settings *s, const FileImage *im, CcOptions *options)
+{
+  *options = s->options;
+  options->has_alpha = im->alpha;
+  options->affect_alpha = s->convolve[3];
+  cc_options_keep_colour (options, im->image.channels - (im->alpha ? 1 : 0) == 1,
+                          s->convolve[0], s->convolve[1], s->convolve[2]);
+}
+
+static void
+add_times (CcResult *sum, const CcResult *r)
+{
+  sum->method_used = r->method_used;
+  memcpy (sum->device, r->device, sizeof sum->device);
+  if (r->message[0])
+    memcpy (sum->message, r->message, sizeof sum->message);
+  sum->upload_ms += r->upload_ms;
+  sum->kernel_ms += r->kernel_ms;
+  sum->download_ms += r->download_ms;
+  sum->total_ms += r->total_ms;
+  sum->strips += r->strips;
+}
+
+/* Reads source rows y0 - ry .. y1 + ry into 'src' as the border maps them,
+ * so that the engine sees each strip as it would see the whole image; for
+ * constant borders only the rows inside, the engine supplying the rest.
+ * Sets where the strip's first output row lies in 'src'. */
+static bool
+gather (Job *job, const Settings *s, int64_t y0, int64_t n, CcImage *src, int64_t *out_y)
+{
+  const int64_t H = job->info.height, ry = s->mask.height / 2;
+  char error[1024];
+
+  if (cc_border_map (-1, H, s->options.border) < 0)
+    {
+      int64_t first = y0 - ry < 0 ? 0 : y0 - ry;
+      int64_t last = y0 + n + ry > H ? H : y0 + n + ry;
+
+      src->height = last - first;
+      *out_y = y0 - first;
+      if (!io_reader_rows (job->reader, first, last - first, src->data, src->stride, error,
+                           sizeof error))
+        return job_fail (job, "%s", error);
+      return true;
+    }
+  src->height = n + 2 * ry;
+  *out_y = ry;
+  for (int64_t k = 0; k < src->height;)
+    {
+      int64_t from = cc_border_map (y0 - ry + k, H, s->options.border), run = 1;
+
+      while (k + run < src->height &&
+             cc_border_map (y0 - ry + k + run, H, s->options.border) == from + run)
+        run++;
+      if (!io_reader_rows (job->reader, from, run, (char *) src->data + k * src->stride,
+                           src->stride, error, sizeof error))
+        return job_fail (job, "%s", error);
+      k += run;
+    }
+  return true;
+}
+
+/* Raw to raw: strip by strip, so that memory stays bounded. */
+static void
+convolve_stream (Job *job, const Settings *s, const CcOptions *options)
+{
+  const IoInfo *info = &job->info;
+  const int64_t ry = s->mask.height / 2;
+  const int64_t row = info->width * info->channels * (int64_t) cc_type_size (info->type);
+  int64_t strip = (host_budget () / row - 2 * ry) / 2;
+  CcImage src = { NULL, info->type, info->channels, info->width, 0, row, false };
+  CcImage dst = src;
+  IoWriter *writer = NULL;
+  char error[1024];
+  int slot = temp_claim (job->out);
+  bool ok = false;
+
+  if (strip < 1)
+    strip = 1;
+  if (strip > info->height)
+    strip = info->height;
+  if (slot < 0)
+    {
+      job_fail (job, "%s: no temporary name is free", job->out);
+      return;
+    }
+  src.data = cc_host_alloc (s->ctx, (size_t) ((strip + 2 * ry) * row));
+  dst.data = cc_host_alloc (s->ctx, (size_t) (strip * row));
+  if (!src.data || !dst.data)
+    job_fail (job, "%s: out of memory for strips of %lld rows", job->in, (long long) strip);
+  else if (!io_writer_open (temp_paths[slot], job->out_format, info, &writer, error,
+                            sizeof error))
+    job_fail (job, "%s", error);
+  else
+    {
+      ok = true;
+      for (int64_t y0 = 0; y0 < info->height && ok; y0 += strip)
+        {
+          int64_t n = info->height - y0 < strip ? info->height - y0 : strip, out_y;
+          CcResult r;
+
+          dst.height = n;
+          ok = gather (job, s, y0, n, &src, &out_y);
+          if (ok && cc_convolve (s->ctx, &src, 0, out_y, &dst, &s->mask, options, &r) != CC_OK)
+            ok = job_fail (job, "%s: %s", job->in, r.message);
+          if (ok)
+            {
+              add_times (&job->result, &r);
+              job->strips++;
+              if (!io_writer_rows (writer, y0, n, dst.data, dst.stride, error, sizeof error))
+                ok = job_fail (job, "%s", error);
+            }
+        }
+      if (!io_writer_close (writer, error, sizeof error) && ok)
+        ok = job_fail (job, "%s", error);
+    }
+  if (!temp_release (slot, job->out, ok, error, sizeof error) && ok)
+    job_fail (job, "%s", error);
+  cc_host_free (s->ctx, src.data);
+  cc_host_free (s->ctx, dst.data);
+  io_reader_close (job->reader);
+  job->reader = NULL;
+}
+
+static void
+job_compute (Job *job, const Settings *s)
+{
+  CcTransfer *transfer = NULL;
+  CcOptions options;
+  char error[512];
+  CcResult r;
+
+  if (job->failed)
+    return;
+  memset (&job->result, 0, sizeof job->result);
+  if (job->stream)
+    {
+      FileImage shape;
+
+      image_from_raw (&shape, &job->info);
+      options_for (s, &shape, &options);
+      if (!s->perceptual && shape.coded)
+        options.transfer = transfer = cc_transfer_new_srgb (shape.image.type);
+      convolve_stream (job, s, &options);
+      cc_transfer_free (transfer);
+      return;
+    }
+  options_for (s, &job->src, &options);
+  if (!s->perceptual && job->src.coded)
+    {
+      options.transfer = transfer = files_transfer_new (&job->src, error, sizeof error);
+      if (!transfer)
+        {
+          job_fail (job, "%s: no linear-light tables for its encoding: %s", job->in, error);
+          return;
+        }
+    }
+  job->dst = job->src;
+  job->dst.image.data = malloc ((size_t) (job->src.image.stride * job->src.image.height));
+  if (!job->dst.image.data)
+    job_fail (job, "%s: out of memory", job->in);
+  else if (cc_convolve (s->ctx, &job->src.image, 0, 0, &job->dst.image, &s->mask, &options,
+                        &r) != CC_OK)
+    job_fail (job, "%s: %s", job->in, r.message);
+  else
+    {
+      add_times (&job->result, &r);
+      job->strips = 1;
+    }
+  cc_transfer_free (transfer);
+  files_image_free (&job->src);
+}
+
+static void
+job_encode (Job *job)
+{
+  char error[1024];
+  int slot;
+  bool ok;
+
+  if (job->failed || job->stream)
+    return;
+  slot = temp_claim (job->out);
+  if (slot < 0)
+    {
+      job_fail (job, "%s: no temporary name is free", job->out);
+      return;
+    }
+  if (job->raw_out && !files_to_raw (&job->dst, job->out_format == IO_PFM, error,
+                                     sizeof error))
+    ok = false;
+  else if (job->raw_out)
+    {
+      IoInfo info = {
+        job->out_format, job->dst.image.width, job->dst.image.height, job->dst.image.channels,
+        job->dst.image.type, job->dst.maxval, job->dst.alpha
+      };
+      IoWriter *writer = NULL;
+
+      ok = io_writer_open (temp_paths[slot], job->out_format, &info, &writer, error,
+                           sizeof error) &&
+           io_writer_rows (writer, 0, info.height, job->dst.image.data, job->dst.image.stride,
+                           error, sizeof error);
+      if (writer && !io_writer_close (writer, error, sizeof error))
+        ok = false;
+    }
+  else
+    ok = files_save (temp_paths[slot], job->out, &job->dst, error, sizeof error);
+  if (!temp_release (slot, job->out, ok, error, sizeof error))
+    job_fail (job, "%s", error);
+  files_image_free (&job->dst);
+}
+
+/* ---- The pipeline: read, convolve, write, one thread each ------------------ */
+
+typedef struct
+{
+  pthread_mutex_t lock;
+  pthread_cond_t  changed;
+  Job            *item;
+  bool            full;
+} Slot;
+
+static void
+slot_put (Slot *q, Job *job)
+{
+  pthread_mutex_lock (&q->lock);
+  while (q->full)
+    pthread_cond_wait (&q->changed, &q->lock);
+  q->item = job;
+  q->full = true;
+  pthread_cond_broadcast (&q->changed);
+  pthread_mutex_unlock (&q->lock);
+}
+
+static Job *
+slot_take (Slot *q)
+{
+  Job *job;
+
+  pthread_mutex_lock (&q->lock);
+  while (!q->full)
+    pthread_cond_wait (&q->changed, &q->lock);
+  job = q->item;
+  q->full = false;
+  pthread_cond_broadcast (&q->changed);
+  pthread_mutex_unlock (&q->lock);
+  return job;
+}
+
+typedef struct
+{
+  Job            *jobs;
+  int             n_jobs;
+  const Settings *settings;
+  Slot            decoded;
+  Slot            computed;
+  /* The progress line, on a terminal. */
+  pthread_mutex_t print_lock;
+  bool            tty;
+  int             done;
+  int             failed;
+  const char     *current;
+} Run;
+
+static void
+progress_draw (Run *run)
+{
+  if (run->tty && run->n_jobs > 1)
+    fprintf (stderr, "\r\033[K[%d/%d] %s", run->done, run->n_jobs,
+             run->current ? run->current : "");
+}
+
+static void *
+decoder (void *data)
+{
+  Run *run = data;
+
+  for (int i = 0; i < run->n_jobs; i++)
+    {
+      job_decode (&run->jobs[i]);
+      slot_put (&run->decoded, &run->jobs[i]);
+    }
+  slot_put (&run->decoded, NULL);
+  return NULL;
+}
+
+static void
+report (Run *run, Job *job)
+{
+  const CcResult *r = &job->result;
+  struct rusage usage;
+
+  pthread_mutex_lock (&run->print_lock);
+  run->done++;
+  if (run->tty && run->n_jobs > 1)
+    fputs ("\r\033[K", stderr);
+  if (job->failed)
+    {
+      run->failed++;
+      fprintf (stderr, "cuda-convolve: %s\n", job->error);
+    }
+  else if (run->settings->verbose && !run->settings->batch)
+    {
+      printf ("method: %s\ndevice: %s\n", cc_method_name (r->method_used), r->device);
+      printf ("time: %.3f ms (upload %.3f, kernel %.3f, download %.3f) in %d strip%s\n",
+              r->total_ms, r->upload_ms, r->kernel_ms, r->download_ms, r->strips,
+              r->strips == 1 ? "" : "s");
+      if (r->message[0])
+        printf ("note: %s\n", r->message);
+      if (getrusage (RUSAGE_SELF, &usage) == 0)
+        printf ("peak host memory: %.1f MB\n", usage.ru_maxrss / 1024.0);
+    }
+  else if (run->settings->verbose)
+    printf ("%s: %s on %s, %.3f ms\n", job->out, cc_method_name (r->method_used), r->device,
+            r->total_ms);
+  progress_draw (run);
+  pthread_mutex_unlock (&run->print_lock);
+}
+
+static void *
+encoder (void *data)
+{
+  Run *run = data;
+  Job *job;
+
+  while ((job = slot_take (&run->computed)))
+    {
+      job_encode (job);
+      report (run, job);
+      free (job->out);
+      job->out = NULL;
+    }
+  return NULL;
+}
+
+static int
+run_jobs (Job *jobs, int n_jobs, const Settings *settings)
+{
+  Run run = { .jobs = jobs, .n_jobs = n_jobs, .settings = settings,
+              .tty = isatty (STDERR_FILENO) };
+  pthread_t read_thread, write_thread;
+  Job *job;
+
+  pthread_mutex_init (&run.decoded.lock, NULL);
+  pthread_cond_init (&run.decoded.changed, NULL);
+  pthread_mutex_init (&run.computed.lock, NULL);
+  pthread_cond_init (&run.computed.changed, NULL);
+  pthread_mutex_init (&run.print_lock, NULL);
+  pthread_create (&read_thread, NULL, decoder, &run);
+  pthread_create (&write_thread, NULL, encoder, &run);
+  while ((job = slot_take (&run.decoded)))
+    {
+      pthread_mutex_lock (&run.print_lock);
+      run.current = job->in;
+      progress_draw (&run);
+      pthread_mutex_unlock (&run.print_lock);
+      job_compute (job, settings);
+      slot_put (&run.computed, job);
+    }
+  slot_put (&run.computed, NULL);
+  pthread_join (read_thread, NULL);
+  pthread_join (write_thread, NULL);
+  if (run.tty && n_jobs > 1)
+    fprintf (stderr, "\r\033[K%d file%s, %d failed\n", n_jobs, n_jobs == 1 ? "" : "s",
+             run.failed);
+  return run.failed ? 1 : 0;
+}
+
+/* ---- Options ----------------------------------------------------------------- */
+
+static int
+die (int code, const char *format, ...)
+{
+  va_list args;
+
+  fputs ("cuda-convolve: ", stderr);
+  va_start (args, format);
+  vfprintf (stderr, format, args);
+  va_end (args);
+  fputc ('\n', stderr);
+  return code;
+}
 
 /* --channels: which of r, g, b, a are convolved; false where LIST is not
  * a subset of rgba. */
@@ -65,19 +660,6 @@ parse_channels (const char *list, bool convolve[4])
   return true;
 }
 
-static int
-die (int code, const char *format, ...)
-{
-  va_list args;
-
-  fputs ("cuda-convolve: ", stderr);
-  va_start (args, format);
-  vfprintf (stderr, format, args);
-  va_end (args);
-  fputc ('\n', stderr);
-  return code;
-}
-
 static bool
 parse_number (const char *text, double *value)
 {
@@ -88,13 +670,163 @@ parse_number (const char *text, double *value)
   return end != text && *end == '\0' && errno == 0 && isfinite (*value);
 }
 
+#ifdef HAVE_GLIB
+static void
+preset_dirs (gchar **shipped, gchar **user)
+{
+  cc_presets_dirs (CC_SHIPPED_PRESET_DIR, CC_PLUG_IN_NAME, shipped, user);
+}
+
+static int
+list_presets (void)
+{
+  GString *warnings = g_string_new (NULL);
+  gchar *shipped, *user;
+  GList *presets;
+
+  preset_dirs (&shipped, &user);
+  presets = cc_presets_list (shipped, user, warnings);
+  for (GList *l = presets; l; l = l->next)
+    {
+      const CcPreset *p = l->data;
+      gchar *size = g_strdup_printf ("%dx%d", p->width, p->height);
+
+      printf ("%-20s %-8s %s%s\n", p->id, size, p->name, p->shipped ? "" : " (yours)");
+      g_free (size);
+    }
+  if (warnings->len)
+    fprintf (stderr, "%s", warnings->str);
+  cc_presets_free (presets);
+  g_string_free (warnings, TRUE);
+  g_free (shipped);
+  g_free (user);
+  return 0;
+}
+
+static bool
+load_preset (const char *id, CcMask *mask, double **values, char *error, size_t size)
+{
+  GError *gerror = NULL;
+  gchar *shipped, *user;
+  CcPreset *p;
+
+  preset_dirs (&shipped, &user);
+  p = cc_presets_find (shipped, user, id, &gerror);
+  g_free (shipped);
+  g_free (user);
+  if (!p)
+    {
+      if (g_error_matches (gerror, CC_PRESET_ERROR, CC_PRESET_ERROR_NOT_FOUND))
+        snprintf (error, size, "unknown preset '%s' (see --list-presets)", id);
+      else
+        snprintf (error, size, "%s", gerror->message);
+      g_error_free (gerror);
+      return false;
+    }
+  *values = malloc (sizeof (double) * p->width * p->height);
+  if (!*values)
+    {
+      cc_preset_free (p);
+      snprintf (error, size, "out of memory");
+      return false;
+    }
+  memcpy (*values, p->matrix, sizeof (double) * p->width * p->height);
+  mask->width = p->width;
+  mask->height = p->height;
+  mask->values = *values;
+  mask->divisor = p->divisor;
+  mask->offset = p->offset;
+  cc_preset_free (p);
+  return true;
+}
+#else
+static int
+list_presets (void)
+{
+  return die (2, "--list-presets: this build has no presets (it was built without GLib)");
+}
+
+static bool
+load_preset (const char *id, CcMask *mask, double **values, char *error, size_t size)
+{
+  (void) id;
+  (void) mask;
+  (void) values;
+  snprintf (error, size, "this build has no presets (it was built without GLib)");
+  return false;
+}
+#endif
+
+static bool
+is_directory (const char *path)
+{
+  struct stat st;
+
+  return stat (path, &st) == 0 && S_ISDIR (st.st_mode);
+}
+
+static bool
+same_file (const char *a, const char *b)
+{
+  struct stat sa, sb;
+
+  return stat (a, &sa) == 0 && stat (b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+/* Where each output goes, and whether its format is one this build
+ * writes; a job that cannot be is failed now, and the others go on. */
+static void
+plan_output (Job *job, Job *jobs, int index, const char *dir, const char *out)
+{
+  if (dir)
+    {
+      const char *base = strrchr (job->in, '/');
+
+      base = base ? base + 1 : job->in;
+      job->out = malloc (strlen (dir) + strlen (base) + 2);
+      if (!job->out)
+        {
+          job_fail (job, "%s: out of memory", job->in);
+          return;
+        }
+      sprintf (job->out, "%s/%s", dir, base);
+    }
+  else if (!(job->out = strdup (out)))
+    {
+      job_fail (job, "%s: out of memory", job->in);
+      return;
+    }
+  job->raw_out = io_format_for_name (job->out, &job->out_format);
+  if (!job->raw_out && !files_writes (job->out))
+    {
+      job_fail (job, "%s: unknown output format: name it %s.pfm, .pgm, .ppm, .pnm or .pam",
+                job->out, files_formats ()[0] ? ".png, .jpg, .tif, .exr, .webp, " : "");
+      return;
+    }
+  if (same_file (job->in, job->out))
+    {
+      job_fail (job, "%s: the output would replace its input", job->in);
+      return;
+    }
+  for (int i = 0; i < index; i++)
+    if (jobs[i].out && strcmp (jobs[i].out, job->out) == 0)
+      {
+        job_fail (job, "%s: %s is already the output of %s", job->in, job->out, jobs[i].in);
+        return;
+      }
+}
+
 int
 main (int argc, char **argv)
 {
   enum { OPT_MATRIX = 256, OPT_DIVISOR, OPT_OFFSET, OPT_NORMALIZE, OPT_BORDER,
          OPT_METHOD, OPT_PERCEPTUAL, OPT_CHANNELS, OPT_NO_CLAMP, OPT_NO_WEIGHT,
-         OPT_KEEP_ALPHA, OPT_VERBOSE, OPT_HELP, OPT_VERSION };
+         OPT_KEEP_ALPHA, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_PRESET, OPT_LIST_PRESETS };
   static const struct option longopts[] = {
+    { "output-dir",         required_argument, NULL, 'o' },
+    { "preset",             required_argument, NULL, OPT_PRESET },
+    { "list-presets",       no_argument,       NULL, OPT_LIST_PRESETS },
     { "matrix",             required_argument, NULL, OPT_MATRIX },
     { "divisor",            required_argument, NULL, OPT_DIVISOR },
     { "offset",             required_argument, NULL, OPT_OFFSET },
@@ -111,132 +843,159 @@ main (int argc, char **argv)
     { "version",            no_argument,       NULL, OPT_VERSION },
     { NULL, 0, NULL, 0 }
   };
-  const char *matrix = "0,0,0;0,1,0;0,0,0";
+  Settings s = { .convolve = { true, true, true, true } };
+  const char *matrix = NULL, *preset = NULL, *dir = NULL;
   double divisor = 1.0, offset = 0.0;
-  bool normalize = false, verbose = false, perceptual = false;
-  bool convolve[4] = { true, true, true, true };   /* r, g, b, a */
-  CcTransfer *transfer = NULL;
-  struct rusage rusage;
-  CcOptions options;
-  CcMask mask;
-  CcResult result;
-  CcContext *ctx;
-  IoImage in, out;
-  IoFormat format;
-  double *values;
-  char error[512];
-  int opt, status;
+  bool normalize = false, divisor_given = false, offset_given = false, need_files = false;
+  double *values = NULL;
+  char error[1024];
+  struct sigaction action;
+  Job *jobs;
+  int opt, n_jobs, status;
 
-  cc_options_init (&options);
+  cc_options_init (&s.options);
   opterr = 0;
-  while ((opt = getopt_long (argc, argv, "", longopts, NULL)) != -1)
+  while ((opt = getopt_long (argc, argv, "o:", longopts, NULL)) != -1)
     switch (opt)
       {
+      case 'o':            dir = optarg; break;
+      case OPT_PRESET:     preset = optarg; break;
+      case OPT_LIST_PRESETS:
+        return list_presets ();
       case OPT_MATRIX:     matrix = optarg; break;
       case OPT_NORMALIZE:  normalize = true; break;
-      case OPT_NO_CLAMP:   options.clamp = false; break;
-      case OPT_NO_WEIGHT:  options.alpha_weighting = false; break;
-      case OPT_KEEP_ALPHA: convolve[3] = false; break;
-      case OPT_PERCEPTUAL: perceptual = true; break;
+      case OPT_NO_CLAMP:   s.options.clamp = false; break;
+      case OPT_NO_WEIGHT:  s.options.alpha_weighting = false; break;
+      case OPT_KEEP_ALPHA: s.convolve[3] = false; break;
+      case OPT_PERCEPTUAL: s.perceptual = true; break;
       case OPT_CHANNELS:
-        if (!parse_channels (optarg, convolve))
+        if (!parse_channels (optarg, s.convolve))
           return die (2, "--channels: '%s' is not a subset of rgba (each letter once)",
                       optarg);
         break;
-      case OPT_VERBOSE:    verbose = true; break;
+      case OPT_VERBOSE:    s.verbose = true; break;
       case OPT_DIVISOR:
         if (!parse_number (optarg, &divisor) || divisor == 0.0)
           return die (2, "--divisor: '%s' is not a non-zero number", optarg);
+        divisor_given = true;
         break;
       case OPT_OFFSET:
         if (!parse_number (optarg, &offset))
           return die (2, "--offset: '%s' is not a number", optarg);
+        offset_given = true;
         break;
       case OPT_BORDER:
-        if (!cc_border_from_name (optarg, &options.border))
+        if (!cc_border_from_name (optarg, &s.options.border))
           return die (2, "--border: '%s' is not one of %s (or none, clamp, loop)", optarg,
                       cc_border_names ());
         break;
       case OPT_METHOD:
-        if (!cc_method_from_name (optarg, &options.method))
+        if (!cc_method_from_name (optarg, &s.options.method))
           return die (2, "--method: '%s' is not one of %s", optarg, cc_method_names ());
         break;
       case OPT_HELP:
+        fputs (usage, stdout);
         {
-          fputs (usage, stdout);
-          fputs ("\nMethods:\n", stdout);
-          for (int m = 0; m < CC_METHOD_COUNT; m++)
-            printf ("  %-10s %s\n", cc_methods[m].name, cc_methods[m].summary);
+          const char *formats = files_init (error, sizeof error) ? files_formats () : "";
+
+          printf ("\nFormats: %s%sPFM, PGM/PPM/PNM and PAM.\n", formats, formats[0] ? ", " : "");
         }
+        fputs ("\nMethods:\n", stdout);
+        for (int m = 0; m < CC_METHOD_COUNT; m++)
+          printf ("  %-10s %s\n", cc_methods[m].name, cc_methods[m].summary);
+        files_exit ();
         return 0;
       case OPT_VERSION:
         puts (PACKAGE_STRING);
         return 0;
+      case '?':
       default:
         return die (2, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
       }
-  if (argc - optind != 2)
-    return die (2, "expected IN and OUT file names (see --help)");
-  if (!io_format_for_name (argv[optind + 1], &format))
-    return die (2, "%s: unknown output format: name it .pfm, .pgm, .ppm, .pnm or .pam",
-                argv[optind + 1]);
-  if (!cc_mask_parse (matrix, &mask.width, &mask.height, &values, error, sizeof error))
-    return die (2, "--matrix: %s", error);
-  mask.values = values;
-  mask.divisor = divisor;
-  mask.offset = offset;
-  if (normalize)
-    cc_mask_normalize (&mask);
+  n_jobs = argc - optind;
+  if (dir ? n_jobs < 1 : n_jobs != 2)
+    return die (2, dir ? "expected at least one input file (see --help)"
+                       : "expected IN and OUT file names, or IN... -o DIR (see --help)");
+  if (dir && !is_directory (dir) && mkdir (dir, 0777) != 0)
+    return die (2, "-o %s: %s", dir, strerror (errno));
+  if (preset && (matrix || divisor_given || offset_given || normalize))
+    return die (2, "--preset supplies the mask, divisor and offset: leave out --matrix, "
+                "--divisor, --offset and --normalize");
+  if (preset)
+    {
+      if (!load_preset (preset, &s.mask, &values, error, sizeof error))
+        return die (2, "--preset: %s", error);
+    }
+  else
+    {
+      if (!cc_mask_parse (matrix ? matrix : "0,0,0;0,1,0;0,0,0", &s.mask.width,
+                          &s.mask.height, &values, error, sizeof error))
+        return die (2, "--matrix: %s", error);
+      s.mask.values = values;
+      s.mask.divisor = divisor;
+      s.mask.offset = offset;
+      if (normalize)
+        cc_mask_normalize (&s.mask);
+    }
 
-  if (!io_read (argv[optind], &in, error, sizeof error))
+  /* GEGL starts only where a file needs it. */
+  for (int i = optind; i < argc && !need_files; i++)
+    need_files = !is_raw_file (argv[i]);
+  if (!dir)
+    {
+      IoFormat f;
+
+      need_files = need_files || !io_format_for_name (argv[optind + 1], &f);
+    }
+  if (need_files && !files_init (error, sizeof error))
     {
       free (values);
       return die (1, "%s", error);
     }
-  out = in;
-  out.image.data = malloc (in.image.stride * in.image.height);
-  if (!out.image.data)
+  if (!dir)
     {
-      io_free (&in);
-      free (values);
-      return die (1, "out of memory");
-    }
-  options.has_alpha = in.alpha;
-  options.affect_alpha = convolve[3];
-  cc_options_keep_colour (&options, in.image.channels - in.alpha == 1, convolve[0],
-                          convolve[1], convolve[2]);
-  /* 8- and 16-bit files hold sRGB codes: linear light through its tables.
-   * Other maxvals arrive as float and are taken as they are. */
-  if (!perceptual && (in.image.type == CC_TYPE_U8 || in.image.type == CC_TYPE_U16))
-    options.transfer = transfer = cc_transfer_new_srgb (in.image.type);
+      IoFormat f;
 
-  ctx = cc_context_new ();
-  if (!ctx)
-    status = die (1, "out of memory");
-  else if (cc_convolve (ctx, &in.image, 0, 0, &out.image, &mask, &options, &result) != CC_OK)
-    status = die (1, "%s", result.message);
-  else if (!io_write (argv[optind + 1], &out, error, sizeof error))
-    status = die (1, "%s", error);
-  else
-    {
-      status = 0;
-      if (verbose)
+      if (!io_format_for_name (argv[optind + 1], &f) && !files_writes (argv[optind + 1]))
         {
-          printf ("method: %s\ndevice: %s\n", cc_method_name (result.method_used),
-                  result.device);
-          printf ("time: %.3f ms (upload %.3f, kernel %.3f, download %.3f) in %d strip%s\n",
-                  result.total_ms, result.upload_ms, result.kernel_ms,
-                  result.download_ms, result.strips, result.strips == 1 ? "" : "s");
-          if (result.message[0])
-            printf ("note: %s\n", result.message);
-          if (getrusage (RUSAGE_SELF, &rusage) == 0)
-            printf ("peak host memory: %.1f MB\n", rusage.ru_maxrss / 1024.0);
+          free (values);
+          return die (2, "%s: unknown output format: name it %s.pfm, .pgm, .ppm, .pnm or .pam",
+                      argv[optind + 1],
+                      files_formats ()[0] ? ".png, .jpg, .tif, .exr, .webp, " : "");
         }
     }
-  cc_context_free (ctx);
-  cc_transfer_free (transfer);
-  io_free (&out);
-  io_free (&in);
+
+  memset (&action, 0, sizeof action);
+  action.sa_handler = on_signal;
+  sigemptyset (&action.sa_mask);
+  sigaction (SIGINT, &action, NULL);
+  sigaction (SIGTERM, &action, NULL);
+  sigaction (SIGHUP, &action, NULL);
+
+  s.batch = dir != NULL;
+  if (!dir)
+    n_jobs = 1;
+  s.ctx = cc_context_new ();
+  jobs = calloc ((size_t) n_jobs, sizeof *jobs);
+  if (!s.ctx || !jobs)
+    {
+      free (jobs);
+      free (values);
+      cc_context_free (s.ctx);
+      return die (1, "out of memory");
+    }
+  for (int i = 0; i < n_jobs; i++)
+    {
+      jobs[i].in = argv[optind + i];
+      plan_output (&jobs[i], jobs, i, dir, dir ? NULL : argv[optind + 1]);
+    }
+  status = run_jobs (jobs, n_jobs, &s);
+  for (int i = 0; i < n_jobs; i++)
+    free (jobs[i].out);
+  free (jobs);
+  cc_context_free (s.ctx);
+  if (need_files)
+    files_exit ();
   free (values);
   return status;
 }

@@ -1,7 +1,8 @@
 /* Reading and writing PFM, PGM/PPM and PAM images for cuda-convolve.
  *
  * Every size in a header is checked before anything is allocated: against
- * overflow, and against the bytes the file really has.
+ * overflow, and against the bytes the file really has.  Binary rows are
+ * then read where they lie, so a caller holds only the rows it asks for.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -9,6 +10,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -17,32 +19,54 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "imageio.h"
 
 #define MAX_SIDE INT32_MAX
 
-typedef struct
+struct _IoReader
 {
-  FILE       *f;
-  const char *name;
-  long long   avail;   /* bytes in the input, or -1 when unknown (a pipe) */
-  char       *error;
-  size_t      size;
-} Reader;
+  FILE          *f;
+  char          *name;
+  IoInfo         info;
+  long long      avail;     /* bytes in the input, or -1 when unknown (a pipe) */
+  int64_t        data_at;   /* where the first stored row starts */
+  int            bytes;     /* a sample's bytes in the file */
+  bool           ascii;
+  bool           swap;      /* PFM floats in the other byte order */
+  unsigned char *raw;       /* one stored row */
+  void          *whole;     /* the decoded image, where rows cannot be sought */
+};
+
+struct _IoWriter
+{
+  FILE          *f;
+  char          *name;
+  IoInfo         info;      /* the rows' shape and type */
+  IoFormat       format;
+  int            maxval;
+  int            bytes;     /* a sample's bytes in the file */
+  int64_t        data_at;
+  int64_t        written;   /* rows */
+  unsigned char *buf;       /* one stored row */
+  bool           failed;
+};
 
 static bool
-fail (Reader *r, const char *format, ...)
+fail (const char *name, char *error, size_t size, const char *format, ...)
 {
   va_list args;
-  int n = snprintf (r->error, r->size, "%s: ", r->name);
+  int n = snprintf (error, size, "%s: ", name);
 
   va_start (args, format);
-  if (n >= 0 && (size_t) n < r->size)
-    vsnprintf (r->error + n, r->size - n, format, args);
+  if (n >= 0 && (size_t) n < size)
+    vsnprintf (error + n, size - n, format, args);
   va_end (args);
   return false;
 }
+
+#define FAIL(r, ...) fail ((r)->name, error, size, __VA_ARGS__)
 
 /* Skips white space and '#' comments (PNM rules). */
 static int
@@ -63,7 +87,7 @@ skip_space (FILE *f)
 
 /* A decimal number of at most 10 digits. */
 static bool
-read_uint (Reader *r, long long *value, const char *what)
+read_uint (IoReader *r, long long *value, const char *what, char *error, size_t size)
 {
   int c = skip_space (r->f), digits = 0;
   long long v = 0;
@@ -71,57 +95,15 @@ read_uint (Reader *r, long long *value, const char *what)
   while (c != EOF && isdigit (c))
     {
       if (++digits > 10)
-        return fail (r, "%s is too large", what);
+        return FAIL (r, "%s is too large", what);
       v = v * 10 + (c - '0');
       c = getc (r->f);
     }
   if (digits == 0)
-    return fail (r, "bad or missing %s in the header", what);
+    return FAIL (r, "bad or missing %s in the header", what);
   if (c != EOF)
     ungetc (c, r->f);
   *value = v;
-  return true;
-}
-
-/* Allocates the image once its size is known to be sane and present. */
-static bool
-alloc_image (Reader *r, IoImage *im, long long w, long long h, int channels,
-             CcType type, long long file_bytes_per_sample)
-{
-  long long samples, need;
-
-  if (w < 1 || h < 1 || w > MAX_SIDE || h > MAX_SIDE)
-    return fail (r, "image size %lldx%lld is out of range (1 to %d a side)", w, h, MAX_SIDE);
-  if (w > INT64_MAX / h / channels / 8)
-    return fail (r, "image size %lldx%lld is too large", w, h);
-  samples = w * h * channels;
-  need = samples * file_bytes_per_sample;
-  if (r->avail >= 0 && need > r->avail - ftell (r->f))
-    return fail (r, "truncated: %lldx%lld needs %lld bytes of pixels, the file has %lld",
-                 w, h, need, r->avail - ftell (r->f));
-  if ((unsigned long long) samples * cc_type_size (type) > SIZE_MAX)
-    return fail (r, "image size %lldx%lld is too large for this machine", w, h);
-
-  memset (im, 0, sizeof *im);
-  im->image.type = type;
-  im->image.channels = channels;
-  im->image.width = w;
-  im->image.height = h;
-  im->image.stride = w * channels * cc_type_size (type);
-  im->image.data = malloc ((size_t) (samples * cc_type_size (type)));
-  if (!im->image.data)
-    return fail (r, "out of memory for a %lldx%lld image", w, h);
-  return true;
-}
-
-static bool
-read_exact (Reader *r, void *buf, size_t n, IoImage *im)
-{
-  if (fread (buf, 1, n, r->f) != n)
-    {
-      io_free (im);
-      return fail (r, "truncated: the pixel data ends early");
-    }
   return true;
 }
 
@@ -141,132 +123,161 @@ swap32 (void *data, size_t count)
     p[i] = (p[i] >> 24) | ((p[i] >> 8) & 0xff00) | ((p[i] << 8) & 0xff0000) | (p[i] << 24);
 }
 
-static bool
-read_pfm (Reader *r, IoImage *im, int channels)
+/* Big-endian 16-bit samples to the host's order, in place. */
+static void
+from_big16 (void *data, size_t count)
 {
-  long long w, h;
-  char scale_text[64];
-  double scale;
-  size_t row;
-  int c;
+  uint8_t *b = data;
+  uint16_t *p = data;
 
-  if (!read_uint (r, &w, "width") || !read_uint (r, &h, "height"))
-    return false;
-  if (fscanf (r->f, "%63s", scale_text) != 1)
-    return fail (r, "missing scale in the PFM header");
-  errno = 0;
-  scale = strtod (scale_text, NULL);
-  if (errno || !isfinite (scale) || scale == 0.0)
-    return fail (r, "bad PFM scale '%s'", scale_text);
-  c = getc (r->f);
-  if (c == EOF || !isspace (c))
-    return fail (r, "no white space after the PFM scale");
-  if (!alloc_image (r, im, w, h, channels, CC_TYPE_FLOAT, 4))
-    return false;
-  im->format = IO_PFM;
+  for (size_t i = 0; i < count; i++)
+    p[i] = (uint16_t) (b[2 * i] << 8 | b[2 * i + 1]);
+}
 
-  /* Rows are stored bottom to top. */
-  row = im->image.stride;
-  for (long long y = h - 1; y >= 0; y--)
-    if (!read_exact (r, (char *) im->image.data + y * row, row, im))
-      return false;
-  if ((scale < 0) != host_is_little_endian ())
-    swap32 (im->image.data, (size_t) (w * h * channels));
-  for (long long i = 0; i < w * h * channels; i++)
-    if (!isfinite (((float *) im->image.data)[i]))
-      {
-        io_free (im);
-        return fail (r, "pixel data holds a NaN or infinite value");
-      }
+static size_t
+row_samples (const IoInfo *info)
+{
+  return (size_t) (info->width * info->channels);
+}
+
+/* Checks the size is sane and present, and sets the row buffer up. */
+static bool
+check_size (IoReader *r, long long w, long long h, int channels, CcType type, int bytes,
+            char *error, size_t size)
+{
+  long long need;
+
+  if (w < 1 || h < 1 || w > MAX_SIDE || h > MAX_SIDE)
+    return FAIL (r, "image size %lldx%lld is out of range (1 to %d a side)", w, h, MAX_SIDE);
+  if (w > INT64_MAX / h / channels / 8)
+    return FAIL (r, "image size %lldx%lld is too large", w, h);
+  need = w * h * channels * bytes;
+  r->data_at = ftello (r->f);
+  if (r->avail >= 0 && !r->ascii && need > r->avail - r->data_at)
+    return FAIL (r, "truncated: %lldx%lld needs %lld bytes of pixels, the file has %lld",
+                 w, h, need, r->avail - r->data_at);
+  if ((unsigned long long) w * channels * 4 > SIZE_MAX / 2)
+    return FAIL (r, "image size %lldx%lld is too large for this machine", w, h);
+  r->info.width = w;
+  r->info.height = h;
+  r->info.channels = channels;
+  r->info.type = type;
+  r->bytes = bytes;
+  r->raw = malloc ((size_t) w * channels * 4);
+  if (!r->raw)
+    return FAIL (r, "out of memory for a row of %lld pixels", w);
   return true;
 }
 
-/* Binary samples of 1 or 2 bytes (big-endian) to the stored type. */
+/* One stored row from the current position into 'out', converted. */
 static bool
-read_samples (Reader *r, IoImage *im, long long w, long long h, int channels, int maxval,
-              bool ascii)
+convert_row (IoReader *r, void *out, char *error, size_t size)
 {
-  const int bytes = maxval < 256 ? 1 : 2;
-  CcType type = maxval == 255 ? CC_TYPE_U8 : maxval == 65535 ? CC_TYPE_U16 : CC_TYPE_FLOAT;
-  size_t n_row;
-  unsigned char *raw;
+  const size_t n = row_samples (&r->info);
+  const int maxval = r->info.maxval;
 
-  if (!alloc_image (r, im, w, h, channels, type, ascii ? 1 : bytes))
-    return false;
-  n_row = (size_t) (w * channels);
-  im->maxval = maxval;
-  raw = malloc (n_row * bytes);
-  if (!raw)
+  if (r->ascii)
     {
-      io_free (im);
-      return fail (r, "out of memory");
-    }
-  for (long long y = 0; y < h; y++)
-    {
-      char *out = (char *) im->image.data + y * im->image.stride;
-
-      for (size_t i = 0; i < n_row; i++)
+      for (size_t i = 0; i < n; i++)
         {
           long long v;
 
-          if (ascii)
-            {
-              if (!read_uint (r, &v, "sample"))
-                goto bad;
-            }
-          else
-            {
-              if (i == 0 && fread (raw, bytes, n_row, r->f) != n_row)
-                {
-                  fail (r, "truncated: the pixel data ends early");
-                  goto bad;
-                }
-              v = bytes == 1 ? raw[i] : (raw[2 * i] << 8 | raw[2 * i + 1]);
-            }
+          if (!read_uint (r, &v, "sample", error, size))
+            return false;
           if (v > maxval)
-            {
-              fail (r, "sample value %lld is above maxval %d", v, maxval);
-              goto bad;
-            }
-          if (type == CC_TYPE_U8)
+            return FAIL (r, "sample value %lld is above maxval %d", v, maxval);
+          if (r->info.type == CC_TYPE_U8)
             ((uint8_t *) out)[i] = (uint8_t) v;
-          else if (type == CC_TYPE_U16)
+          else if (r->info.type == CC_TYPE_U16)
             ((uint16_t *) out)[i] = (uint16_t) v;
           else
             ((float *) out)[i] = (float) v / maxval;
         }
+      return true;
     }
-  free (raw);
-  return true;
 
-bad:
-  free (raw);
-  io_free (im);
-  return false;
+  /* u8, u16 and PFM rows are read straight into place. */
+  if (fread (r->info.type == CC_TYPE_FLOAT && r->info.format != IO_PFM ? r->raw : out,
+             r->bytes, n, r->f) != n)
+    return FAIL (r, "truncated: the pixel data ends early");
+  if (r->info.format == IO_PFM)
+    {
+      if (r->swap)
+        swap32 (out, n);
+      for (size_t i = 0; i < n; i++)
+        if (!isfinite (((float *) out)[i]))
+          return FAIL (r, "pixel data holds a NaN or infinite value");
+    }
+  else if (r->info.type == CC_TYPE_U16)
+    from_big16 (out, n);
+  else if (r->info.type == CC_TYPE_FLOAT)
+    for (size_t i = 0; i < n; i++)
+      {
+        int v = r->bytes == 1 ? r->raw[i] : (r->raw[2 * i] << 8 | r->raw[2 * i + 1]);
+
+        if (v > maxval)
+          return FAIL (r, "sample value %d is above maxval %d", v, maxval);
+        ((float *) out)[i] = (float) v / maxval;
+      }
+  return true;
 }
 
 static bool
-read_pnm (Reader *r, IoImage *im, int channels, bool ascii)
+read_pfm (IoReader *r, int channels, char *error, size_t size)
+{
+  long long w, h;
+  char scale_text[64];
+  double scale;
+  int c;
+
+  if (!read_uint (r, &w, "width", error, size) || !read_uint (r, &h, "height", error, size))
+    return false;
+  if (fscanf (r->f, "%63s", scale_text) != 1)
+    return FAIL (r, "missing scale in the PFM header");
+  errno = 0;
+  scale = strtod (scale_text, NULL);
+  if (errno || !isfinite (scale) || scale == 0.0)
+    return FAIL (r, "bad PFM scale '%s'", scale_text);
+  c = getc (r->f);
+  if (c == EOF || !isspace (c))
+    return FAIL (r, "no white space after the PFM scale");
+  r->info.format = IO_PFM;
+  r->swap = (scale < 0) != host_is_little_endian ();
+  return check_size (r, w, h, channels, CC_TYPE_FLOAT, 4, error, size);
+}
+
+static bool
+set_maxval (IoReader *r, long long w, long long h, int channels, long long maxval,
+            char *error, size_t size)
+{
+  if (maxval < 1 || maxval > 65535)
+    return FAIL (r, "maxval %lld is out of range (1 to 65535)", maxval);
+  r->info.maxval = (int) maxval;
+  return check_size (r, w, h, channels,
+                     maxval == 255 ? CC_TYPE_U8 : maxval == 65535 ? CC_TYPE_U16 : CC_TYPE_FLOAT,
+                     r->ascii ? 1 : maxval < 256 ? 1 : 2, error, size);
+}
+
+static bool
+read_pnm (IoReader *r, int channels, char *error, size_t size)
 {
   long long w, h, maxval;
   int c;
 
-  if (!read_uint (r, &w, "width") || !read_uint (r, &h, "height") ||
-      !read_uint (r, &maxval, "maxval"))
+  if (!read_uint (r, &w, "width", error, size) || !read_uint (r, &h, "height", error, size) ||
+      !read_uint (r, &maxval, "maxval", error, size))
     return false;
   if (maxval < 1 || maxval > 65535)
-    return fail (r, "maxval %lld is out of range (1 to 65535)", maxval);
+    return FAIL (r, "maxval %lld is out of range (1 to 65535)", maxval);
   c = getc (r->f);
   if (c == EOF || !isspace (c))
-    return fail (r, "no white space after maxval");
-  if (!read_samples (r, im, w, h, channels, (int) maxval, ascii))
-    return false;
-  im->format = IO_PNM;
-  return true;
+    return FAIL (r, "no white space after maxval");
+  r->info.format = IO_PNM;
+  return set_maxval (r, w, h, channels, maxval, error, size);
 }
 
 static bool
-read_pam (Reader *r, IoImage *im)
+read_pam (IoReader *r, char *error, size_t size)
 {
   long long w = -1, h = -1, depth = -1, maxval = -1;
   char line[256], tupltype[64] = "";
@@ -278,26 +289,26 @@ read_pam (Reader *r, IoImage *im)
       int n;
 
       if (!fgets (line, sizeof line, r->f))
-        return fail (r, "PAM header ends before ENDHDR");
+        return FAIL (r, "PAM header ends before ENDHDR");
       if (!strchr (line, '\n'))
-        return fail (r, "PAM header line too long");
+        return FAIL (r, "PAM header line too long");
       if (line[0] == '#' || line[strspn (line, " \t\r\n")] == '\0')
         continue;
       if (sscanf (line, "%31s%n", key, &n) != 1)
-        return fail (r, "bad PAM header line");
+        return FAIL (r, "bad PAM header line");
       if (strcmp (key, "ENDHDR") == 0)
         break;
       if (strcmp (key, "TUPLTYPE") == 0)
         {
           if (sscanf (line + n, "%63s", tupltype) != 1)
-            return fail (r, "empty TUPLTYPE");
+            return FAIL (r, "empty TUPLTYPE");
           continue;
         }
       errno = 0;
       v = strtoll (line + n, &end, 10);
       if (end == line + n || errno || v < 0 || v > MAX_SIDE ||
           end[strspn (end, " \t\r\n")] != '\0')
-        return fail (r, "PAM header: %s needs a number from 0 to %d", key, MAX_SIDE);
+        return FAIL (r, "PAM header: %s needs a number from 0 to %d", key, MAX_SIDE);
       if (strcmp (key, "WIDTH") == 0)
         w = v;
       else if (strcmp (key, "HEIGHT") == 0)
@@ -307,82 +318,164 @@ read_pam (Reader *r, IoImage *im)
       else if (strcmp (key, "MAXVAL") == 0)
         maxval = v;
       else
-        return fail (r, "unknown PAM header field '%s'", key);
+        return FAIL (r, "unknown PAM header field '%s'", key);
     }
   if (w < 0 || h < 0 || depth < 0 || maxval < 0)
-    return fail (r, "PAM header lacks WIDTH, HEIGHT, DEPTH or MAXVAL");
+    return FAIL (r, "PAM header lacks WIDTH, HEIGHT, DEPTH or MAXVAL");
   if (depth < 1 || depth > 4)
-    return fail (r, "PAM depth %lld: 1 to 4 channels are supported", depth);
-  if (maxval < 1 || maxval > 65535)
-    return fail (r, "maxval %lld is out of range (1 to 65535)", maxval);
-  if (!read_samples (r, im, w, h, (int) depth, (int) maxval, false))
-    return false;
-  im->format = IO_PAM;
-  im->alpha = strstr (tupltype, "_ALPHA") != NULL ||
-              (tupltype[0] == '\0' && (depth == 2 || depth == 4));
+    return FAIL (r, "PAM depth %lld: 1 to 4 channels are supported", depth);
+  r->info.format = IO_PAM;
+  r->info.alpha = strstr (tupltype, "_ALPHA") != NULL ||
+                  (tupltype[0] == '\0' && (depth == 2 || depth == 4));
+  return set_maxval (r, w, h, (int) depth, maxval, error, size);
+}
+
+static size_t
+row_bytes (const IoInfo *info)
+{
+  return row_samples (info) * cc_type_size (info->type);
+}
+
+/* Text, or a stream that cannot seek: every row now, in order. */
+static bool
+decode_whole (IoReader *r, char *error, size_t size)
+{
+  const size_t row = row_bytes (&r->info);
+
+  if ((unsigned long long) r->info.height > SIZE_MAX / row ||
+      !(r->whole = malloc (row * (size_t) r->info.height)))
+    return FAIL (r, "out of memory for a %lldx%lld image", (long long) r->info.width,
+                 (long long) r->info.height);
+  for (int64_t k = 0; k < r->info.height; k++)
+    {
+      int64_t y = r->info.format == IO_PFM ? r->info.height - 1 - k : k;
+
+      if (!convert_row (r, (char *) r->whole + y * row, error, size))
+        return false;
+    }
   return true;
 }
 
 static bool
-read_any (Reader *r, IoImage *out)
+parse (IoReader *r, char *error, size_t size)
 {
   char magic[2];
+  bool ok = false;
 
   if (fread (magic, 1, 2, r->f) != 2)
-    return fail (r, "empty or unreadable file");
+    return FAIL (r, "empty or unreadable file");
+  r->ascii = magic[0] == 'P' && (magic[1] == '2' || magic[1] == '3');
   if (magic[0] == 'P')
     switch (magic[1])
       {
-      case 'f': return read_pfm (r, out, 1);
-      case 'F': return read_pfm (r, out, 3);
-      case '2': return read_pnm (r, out, 1, true);
-      case '3': return read_pnm (r, out, 3, true);
-      case '5': return read_pnm (r, out, 1, false);
-      case '6': return read_pnm (r, out, 3, false);
-      case '7': return read_pam (r, out);
-      default:  break;
+      case 'f': ok = read_pfm (r, 1, error, size); break;
+      case 'F': ok = read_pfm (r, 3, error, size); break;
+      case '2': case '5': ok = read_pnm (r, 1, error, size); break;
+      case '3': case '6': ok = read_pnm (r, 3, error, size); break;
+      case '7': ok = read_pam (r, error, size); break;
+      default:  return FAIL (r, "not a PFM, PGM, PPM or PAM file");
       }
-  return fail (r, "not a PFM, PGM, PPM or PAM file");
+  else
+    return FAIL (r, "not a PFM, PGM, PPM or PAM file");
+  if (ok && (r->ascii || r->avail < 0))
+    ok = decode_whole (r, error, size);
+  return ok;
+}
+
+static bool
+open_stream (FILE *f, const char *name, long long avail, IoReader **reader, IoInfo *info,
+             char *error, size_t size)
+{
+  IoReader *r = calloc (1, sizeof *r);
+
+  *reader = NULL;
+  if (!r || !(r->name = strdup (name)))
+    {
+      free (r);
+      fclose (f);
+      return fail (name, error, size, "out of memory");
+    }
+  r->f = f;
+  r->avail = avail;
+  if (!parse (r, error, size))
+    {
+      io_reader_close (r);
+      return false;
+    }
+  *info = r->info;
+  *reader = r;
+  return true;
 }
 
 bool
-io_read (const char *path, IoImage *out, char *error, size_t size)
+io_reader_open (const char *path, IoReader **reader, IoInfo *info, char *error, size_t size)
 {
-  Reader r = { NULL, path, -1, error, size };
   struct stat st;
-  bool ok;
+  FILE *f = fopen (path, "rb");
 
-  memset (out, 0, sizeof *out);
-  if (!(r.f = fopen (path, "rb")))
-    return fail (&r, "%s", strerror (errno));
-  if (fstat (fileno (r.f), &st) == 0 && S_ISREG (st.st_mode))
-    r.avail = st.st_size;
-  ok = read_any (&r, out);
-  fclose (r.f);
-  return ok;
+  *reader = NULL;
+  if (!f)
+    return fail (path, error, size, "%s", strerror (errno));
+  return open_stream (f, path,
+                      fstat (fileno (f), &st) == 0 && S_ISREG (st.st_mode) ? st.st_size : -1,
+                      reader, info, error, size);
 }
 
 bool
-io_read_memory (const void *data, size_t length, IoImage *out, char *error, size_t size)
+io_reader_open_memory (const void *data, size_t length, IoReader **reader, IoInfo *info,
+                       char *error, size_t size)
 {
-  Reader r = { NULL, "input", (long long) length, error, size };
-  bool ok;
+  FILE *f;
 
-  memset (out, 0, sizeof *out);
+  *reader = NULL;
   if (length == 0)
-    return fail (&r, "empty or unreadable file");
-  if (!(r.f = fmemopen ((void *) data, length, "rb")))
-    return fail (&r, "%s", strerror (errno));
-  ok = read_any (&r, out);
-  fclose (r.f);
-  return ok;
+    return fail ("input", error, size, "empty or unreadable file");
+  if (!(f = fmemopen ((void *) data, length, "rb")))
+    return fail ("input", error, size, "%s", strerror (errno));
+  return open_stream (f, "input", (long long) length, reader, info, error, size);
+}
+
+bool
+io_reader_rows (IoReader *r, int64_t y, int64_t n, void *dst, int64_t stride, char *error,
+                size_t size)
+{
+  const size_t row = row_bytes (&r->info);
+  const int64_t stored = (int64_t) row_samples (&r->info) * r->bytes;
+
+  if (y < 0 || n < 0 || y + n > r->info.height)
+    return FAIL (r, "rows %lld to %lld lie outside the image", (long long) y,
+                 (long long) (y + n - 1));
+  for (int64_t k = 0; k < n; k++)
+    {
+      int64_t at = y + k;
+      char *out = (char *) dst + k * stride;
+
+      if (r->whole)
+        {
+          memcpy (out, (const char *) r->whole + at * row, row);
+          continue;
+        }
+      if (r->info.format == IO_PFM)   /* rows are stored bottom to top */
+        at = r->info.height - 1 - at;
+      if (fseeko (r->f, r->data_at + at * stored, SEEK_SET) != 0)
+        return FAIL (r, "cannot seek: %s", strerror (errno));
+      if (!convert_row (r, out, error, size))
+        return false;
+    }
+  return true;
 }
 
 void
-io_free (IoImage *im)
+io_reader_close (IoReader *r)
 {
-  free (im->image.data);
-  im->image.data = NULL;
+  if (!r)
+    return;
+  if (r->f)
+    fclose (r->f);
+  free (r->whole);
+  free (r->raw);
+  free (r->name);
+  free (r);
 }
 
 bool
@@ -390,7 +483,7 @@ io_format_for_name (const char *path, IoFormat *format)
 {
   const char *dot = strrchr (path, '.');
 
-  if (!dot)
+  if (!dot || strchr (dot, '/'))
     return false;
   if (strcasecmp (dot, ".pfm") == 0)
     *format = IO_PFM;
@@ -404,11 +497,82 @@ io_format_for_name (const char *path, IoFormat *format)
   return true;
 }
 
+bool
+io_format_sniff (const unsigned char *head, size_t length)
+{
+  return length >= 2 && head[0] == 'P' && head[1] && strchr ("fF23567", head[1]);
+}
+
+bool
+io_format_holds (IoFormat format, const IoInfo *info, char *error, size_t size)
+{
+  const int C = info->channels;
+
+  if (format != IO_PAM && (info->alpha || (C != 1 && C != 3)))
+    {
+      snprintf (error, size, "%s holds gray or RGB without alpha; write .pam for this "
+                "%d-channel image", format == IO_PFM ? "PFM" : "PGM/PPM", C);
+      return false;
+    }
+  return true;
+}
+
+bool
+io_writer_open (const char *path, IoFormat format, const IoInfo *info, IoWriter **writer,
+                char *error, size_t size)
+{
+  const int C = info->channels;
+  IoWriter *w;
+  int fd;
+
+  *writer = NULL;
+  if (!io_format_holds (format, info, error, size))
+    return false;
+  w = calloc (1, sizeof *w);
+  if (!w || !(w->name = strdup (path)) ||
+      !(w->buf = malloc (row_samples (info) * 4)))
+    {
+      if (w)
+        free (w->name);
+      free (w);
+      return fail (path, error, size, "out of memory");
+    }
+  w->info = *info;
+  w->format = format;
+  w->maxval = format == IO_PFM ? 0 : info->maxval ? info->maxval : 65535;
+  w->bytes = format == IO_PFM ? 4 : w->maxval < 256 ? 1 : 2;
+  fd = open (path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+  if (fd < 0 || !(w->f = fdopen (fd, "wb")))
+    {
+      fail (path, error, size, "%s", strerror (errno));
+      if (fd >= 0)
+        close (fd);
+      free (w->buf);
+      free (w->name);
+      free (w);
+      return false;
+    }
+  if (format == IO_PFM)
+    fprintf (w->f, "P%c\n%lld %lld\n%s\n", C == 1 ? 'f' : 'F', (long long) info->width,
+             (long long) info->height, host_is_little_endian () ? "-1.0" : "1.0");
+  else if (format == IO_PNM)
+    fprintf (w->f, "P%c\n%lld %lld\n%d\n", C == 1 ? '5' : '6', (long long) info->width,
+             (long long) info->height, w->maxval);
+  else
+    fprintf (w->f, "P7\nWIDTH %lld\nHEIGHT %lld\nDEPTH %d\nMAXVAL %d\nTUPLTYPE %s\nENDHDR\n",
+             (long long) info->width, (long long) info->height, C, w->maxval,
+             C >= 3 ? (info->alpha ? "RGB_ALPHA" : "RGB")
+                    : (info->alpha ? "GRAYSCALE_ALPHA" : "GRAYSCALE"));
+  w->data_at = ftello (w->f);
+  *writer = w;
+  return true;
+}
+
 /* Sample i of a row as a value in the 0..1 scale. */
 static double
-sample_at (const IoImage *im, const char *row, size_t i)
+sample_at (CcType type, const void *row, size_t i)
 {
-  switch (im->image.type)
+  switch (type)
     {
     case CC_TYPE_U8:  return ((const uint8_t *) row)[i] / 255.0;
     case CC_TYPE_U16: return ((const uint16_t *) row)[i] / 65535.0;
@@ -417,73 +581,102 @@ sample_at (const IoImage *im, const char *row, size_t i)
 }
 
 bool
-io_write (const char *path, const IoImage *im, char *error, size_t size)
+io_writer_rows (IoWriter *w, int64_t y, int64_t n, const void *src, int64_t stride,
+                char *error, size_t size)
 {
-  Reader w = { NULL, path, -1, error, size };
-  const CcImage *ci = &im->image;
-  const int C = ci->channels;
-  const size_t n_row = (size_t) (ci->width * C);
-  IoFormat format;
-  int maxval = im->maxval ? im->maxval : 65535;
-  int bytes = maxval < 256 ? 1 : 2;
-  unsigned char *buf;
-  bool ok = true;
+  const size_t count = row_samples (&w->info);
+  const size_t len = count * w->bytes;
 
-  if (!io_format_for_name (path, &format))
-    return fail (&w, "unknown output format: name it .pfm, .pgm, .ppm, .pnm or .pam");
-  if (format != IO_PAM && (im->alpha || (C != 1 && C != 3)))
-    return fail (&w, "%s holds gray or RGB without alpha; write .pam for this %d-channel image",
-                 format == IO_PFM ? "PFM" : "PGM/PPM", C);
-  buf = malloc (n_row * 4);
-  if (!buf)
-    return fail (&w, "out of memory");
-  if (!(w.f = fopen (path, "wb")))
+  if (y < 0 || n < 0 || y + n > w->info.height)
+    return FAIL (w, "rows %lld to %lld lie outside the image", (long long) y,
+                 (long long) (y + n - 1));
+  for (int64_t k = 0; k < n && !w->failed; k++)
     {
-      free (buf);
-      return fail (&w, "%s", strerror (errno));
-    }
+      const char *row = (const char *) src + k * stride;
+      int64_t at = w->format == IO_PFM ? w->info.height - 1 - (y + k) : y + k;
 
-  if (format == IO_PFM)
-    fprintf (w.f, "P%c\n%lld %lld\n%s\n", C == 1 ? 'f' : 'F', (long long) ci->width,
-             (long long) ci->height, host_is_little_endian () ? "-1.0" : "1.0");
-  else if (format == IO_PNM)
-    fprintf (w.f, "P%c\n%lld %lld\n%d\n", C == 1 ? '5' : '6', (long long) ci->width,
-             (long long) ci->height, maxval);
-  else
-    fprintf (w.f, "P7\nWIDTH %lld\nHEIGHT %lld\nDEPTH %d\nMAXVAL %d\nTUPLTYPE %s\nENDHDR\n",
-             (long long) ci->width, (long long) ci->height, C, maxval,
-             C >= 3 ? (im->alpha ? "RGB_ALPHA" : "RGB")
-                    : (im->alpha ? "GRAYSCALE_ALPHA" : "GRAYSCALE"));
-
-  for (long long r = 0; r < ci->height && ok; r++)
-    {
-      long long y = format == IO_PFM ? ci->height - 1 - r : r;
-      const char *row = (const char *) ci->data + y * ci->stride;
-      size_t len;
-
-      for (size_t i = 0; i < n_row; i++)
+      for (size_t i = 0; i < count; i++)
         {
-          double v = sample_at (im, row, i);
+          double v = sample_at (w->info.type, row, i);
 
-          if (format == IO_PFM)
-            ((float *) buf)[i] = (float) v;
+          if (w->format == IO_PFM)
+            ((float *) w->buf)[i] = (float) v;
           else
             {
-              long q = lround (fmin (fmax (v, 0.0), 1.0) * maxval);
-              if (bytes == 1)
-                buf[i] = (unsigned char) q;
+              long q = w->info.type == CC_TYPE_U8 && w->maxval == 255 ? ((const uint8_t *) row)[i]
+                     : w->info.type == CC_TYPE_U16 && w->maxval == 65535
+                       ? ((const uint16_t *) row)[i]
+                       : lround (fmin (fmax (v, 0.0), 1.0) * w->maxval);
+
+              if (w->bytes == 1)
+                w->buf[i] = (unsigned char) q;
               else
                 {
-                  buf[2 * i] = (unsigned char) (q >> 8);
-                  buf[2 * i + 1] = (unsigned char) q;
+                  w->buf[2 * i] = (unsigned char) (q >> 8);
+                  w->buf[2 * i + 1] = (unsigned char) q;
                 }
             }
         }
-      len = n_row * (format == IO_PFM ? 4 : bytes);
-      ok = fwrite (buf, 1, len, w.f) == len;
+      if (ftello (w->f) != w->data_at + at * (int64_t) len &&
+          fseeko (w->f, w->data_at + at * (int64_t) len, SEEK_SET) != 0)
+        w->failed = true;
+      else if (fwrite (w->buf, 1, len, w->f) != len)
+        w->failed = true;
+      else
+        w->written++;
     }
-  free (buf);
-  if (fclose (w.f) != 0 || !ok)
-    return fail (&w, "write failed: %s", strerror (errno));
+  if (w->failed)
+    return FAIL (w, "write failed: %s", strerror (errno));
   return true;
+}
+
+bool
+io_writer_close (IoWriter *w, char *error, size_t size)
+{
+  bool ok = !w->failed;
+
+  if (ok && w->written != w->info.height)
+    ok = FAIL (w, "only %lld of %lld rows were written", (long long) w->written,
+               (long long) w->info.height);
+  if (fclose (w->f) != 0 && ok)
+    ok = FAIL (w, "write failed: %s", strerror (errno));
+  free (w->buf);
+  free (w->name);
+  free (w);
+  return ok;
+}
+
+bool
+io_read_memory (const void *data, size_t length, IoImage *out, char *error, size_t size)
+{
+  IoReader *r;
+  bool ok;
+
+  memset (out, 0, sizeof *out);
+  if (!io_reader_open_memory (data, length, &r, &out->info, error, size))
+    return false;
+  out->image.type = out->info.type;
+  out->image.channels = out->info.channels;
+  out->image.width = out->info.width;
+  out->image.height = out->info.height;
+  out->image.stride = (int64_t) row_bytes (&out->info);
+  ok = (unsigned long long) out->info.height <= SIZE_MAX / (size_t) out->image.stride &&
+       (out->image.data = malloc ((size_t) (out->image.stride * out->info.height)));
+  if (!ok)
+    fail ("input", error, size, "out of memory");
+  else if (!io_reader_rows (r, 0, out->info.height, out->image.data, out->image.stride,
+                            error, size))
+    {
+      io_free (out);
+      ok = false;
+    }
+  io_reader_close (r);
+  return ok;
+}
+
+void
+io_free (IoImage *im)
+{
+  free (im->image.data);
+  im->image.data = NULL;
 }
