@@ -14,12 +14,13 @@ exec scripts/env.sh env BENCH_FILES="${BENCH_FILES:-100}" BENCH_RUNS="${BENCH_RU
   dir=$(mktemp -d)
   trap "rm -rf \"$dir\"" EXIT
   mkdir "$dir/in" "$dir/out"
-  # A photograph-like 1250x800 RGB image: the sample scaled, alpha dropped.
-  gegl -i data/sample.png -o "$dir/base.jpg" -- gegl:scale-size width=1250 height=800 \
-    >/dev/null 2>&1
+  # A 1250x800 RGB image with a photograph'"'"'s detail at every scale (GEGL'"'"'s
+  # plasma): it compresses as a photograph does, not as flat colour.
+  gegl -o "$dir/base.jpg" -- gegl:plasma width=1250 height=800 seed=7 >/dev/null 2>&1
   "$tool" "$dir/base.jpg" "$dir/base.png"
+  echo "bench-tool: each input $(wc -c <"$dir/base.png") bytes"
   for i in $(seq 1 "$BENCH_FILES"); do cp "$dir/base.png" "$dir/in/photo-$i.png"; done
-  export CUDA_CONVOLVE_NO_GPU=1
+  export CUDA_CONVOLVE_NO_GPU=1 CUDA_CONVOLVE_PRESET_DIR=$PWD/presets
   now () { date +%s.%N; }
   median () { sort -n | awk "{ v[NR] = \$1 } END { print v[int((NR + 1) / 2)] }"; }
   time_runs () {   # time_runs LABEL COMMAND...: the median wall time, in s

@@ -65,7 +65,7 @@ static const char usage[] =
 /* What a raw file's strips (source and result together) may take of host
  * memory, unless CUDA_CONVOLVE_HOST_BUDGET (bytes, or with a K/M/G suffix)
  * says otherwise. */
-#define HOST_BUDGET ((int64_t) 512 << 20)
+#define HOST_BUDGET ((int64_t) 256 << 20)
 
 static int64_t
 host_budget (void)
