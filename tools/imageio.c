@@ -153,7 +153,7 @@ check_size (IoReader *r, long long w, long long h, int channels, CcType type, in
     return FAIL (r, "image size %lldx%lld is too large", w, h);
   need = w * h * channels * bytes;
   r->data_at = ftello (r->f);
-  if (r->avail >= 0 && !r->ascii && need > r->avail - r->data_at)
+  if (r->avail >= 0 && need > r->avail - r->data_at)   /* text: a byte a sample at least */
     return FAIL (r, "truncated: %lldx%lld needs %lld bytes of pixels, the file has %lld",
                  w, h, need, r->avail - r->data_at);
   if ((unsigned long long) w * channels * 4 > SIZE_MAX / 2)
