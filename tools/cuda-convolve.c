@@ -166,6 +166,7 @@ temp_release (int slot, const char *out, bool ok, char *error, size_t size)
 typedef struct
 {
   const char *in;
+  bool        raw_in;      /* PFM, PNM or PAM, by its first bytes */
   char       *out;
   bool        stream;      /* raw in and raw out: strip by strip */
   bool        raw_out;
@@ -228,7 +229,7 @@ job_decode (Job *job)
 
   if (job->failed)
     return;
-  if (!is_raw_file (job->in))
+  if (!job->raw_in)
     {
       if (!files_load (job->in, &job->src, error, sizeof error))
         job_fail (job, "%s", error);
@@ -774,6 +775,14 @@ same_file (const char *a, const char *b)
          sa.st_ino == sb.st_ino;
 }
 
+/* The output names this build writes, for messages. */
+static const char *
+writable_names (void)
+{
+  return files_formats ()[0] ? ".png, .jpg, .tif, .exr, .webp, .pfm, .pgm, .ppm, .pnm or .pam"
+                             : ".pfm, .pgm, .ppm, .pnm or .pam";
+}
+
 /* Where each output goes, and whether its format is one this build
  * writes; a job that cannot be is failed now, and the others go on. */
 static void
@@ -800,8 +809,7 @@ plan_output (Job *job, Job *jobs, int index, const char *dir, const char *out)
   job->raw_out = io_format_for_name (job->out, &job->out_format);
   if (!job->raw_out && !files_writes (job->out))
     {
-      job_fail (job, "%s: unknown output format: name it %s.pfm, .pgm, .ppm, .pnm or .pam",
-                job->out, files_formats ()[0] ? ".png, .jpg, .tif, .exr, .webp, " : "");
+      job_fail (job, "%s: unknown output format: name it %s", job->out, writable_names ());
       return;
     }
   if (same_file (job->in, job->out))
@@ -938,9 +946,21 @@ main (int argc, char **argv)
         cc_mask_normalize (&s.mask);
     }
 
+  if (!dir)
+    n_jobs = 1;
+  jobs = calloc ((size_t) n_jobs, sizeof *jobs);
+  if (!jobs)
+    {
+      free (values);
+      return die (1, "out of memory");
+    }
   /* GEGL starts only where a file needs it. */
-  for (int i = optind; i < argc && !need_files; i++)
-    need_files = !is_raw_file (argv[i]);
+  for (int i = 0; i < n_jobs; i++)
+    {
+      jobs[i].in = argv[optind + i];
+      jobs[i].raw_in = is_raw_file (jobs[i].in);
+      need_files = need_files || !jobs[i].raw_in;
+    }
   if (!dir)
     {
       IoFormat f;
@@ -949,6 +969,7 @@ main (int argc, char **argv)
     }
   if (need_files && !files_init (error, sizeof error))
     {
+      free (jobs);
       free (values);
       return die (1, "%s", error);
     }
@@ -958,10 +979,10 @@ main (int argc, char **argv)
 
       if (!io_format_for_name (argv[optind + 1], &f) && !files_writes (argv[optind + 1]))
         {
+          free (jobs);
           free (values);
-          return die (2, "%s: unknown output format: name it %s.pfm, .pgm, .ppm, .pnm or .pam",
-                      argv[optind + 1],
-                      files_formats ()[0] ? ".png, .jpg, .tif, .exr, .webp, " : "");
+          return die (2, "%s: unknown output format: name it %s", argv[optind + 1],
+                      writable_names ());
         }
     }
 
@@ -973,11 +994,8 @@ main (int argc, char **argv)
   sigaction (SIGHUP, &action, NULL);
 
   s.batch = dir != NULL;
-  if (!dir)
-    n_jobs = 1;
   s.ctx = cc_context_new ();
-  jobs = calloc ((size_t) n_jobs, sizeof *jobs);
-  if (!s.ctx || !jobs)
+  if (!s.ctx)
     {
       free (jobs);
       free (values);
@@ -985,10 +1003,7 @@ main (int argc, char **argv)
       return die (1, "out of memory");
     }
   for (int i = 0; i < n_jobs; i++)
-    {
-      jobs[i].in = argv[optind + i];
-      plan_output (&jobs[i], jobs, i, dir, dir ? NULL : argv[optind + 1]);
-    }
+    plan_output (&jobs[i], jobs, i, dir, dir ? NULL : argv[optind + 1]);
   status = run_jobs (jobs, n_jobs, &s);
   for (int i = 0; i < n_jobs; i++)
     free (jobs[i].out);
