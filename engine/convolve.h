@@ -271,6 +271,9 @@ const char  *cc_type_name            (CcType type);
 bool         cc_type_from_name       (const char *name, CcType *type);
 size_t       cc_type_size            (CcType type);
 const char  *cc_status_name          (CcStatus status);
+/* A size as the CUDA_CONVOLVE_*_BUDGET variables give it: bytes, or with a
+ * K, M or G suffix ("512M", "1.5G"); false for anything else, or for 0. */
+bool         cc_bytes_parse          (const char *text, uint64_t *bytes);
 
 /* Transfer tables, for one integer sample type ('type' CC_TYPE_U8 or
  * CC_TYPE_U16: 'codes' is 256 or 65536) and 'curves' curves (1: every colour

@@ -12,25 +12,29 @@
 
 #include "engine.h"
 
-/* Parses "123", "4K", "512M", "4G". */
-static uint64_t
-parse_bytes (const char *s)
+bool
+cc_bytes_parse (const char *text, uint64_t *bytes)
 {
   char *end;
   double v;
 
+  if (!text)
+    return false;
   errno = 0;
-  v = strtod (s, &end);
-  if (errno || end == s || v < 0)
-    return 0;
+  v = strtod (text, &end);
+  if (errno || end == text || !(v > 0))
+    return false;
   switch (toupper ((unsigned char) *end))
     {
-    case 'K': v *= 1024.0; break;
-    case 'M': v *= 1024.0 * 1024.0; break;
-    case 'G': v *= 1024.0 * 1024.0 * 1024.0; break;
+    case 'K': v *= 1024.0; end++; break;
+    case 'M': v *= 1024.0 * 1024.0; end++; break;
+    case 'G': v *= 1024.0 * 1024.0 * 1024.0; end++; break;
     default: break;
     }
-  return v >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t) v;
+  if (*end || v < 1.0)
+    return false;
+  *bytes = v >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t) v;
+  return true;
 }
 
 void
@@ -41,8 +45,8 @@ cc_env_read (CcEnv *env)
   memset (env, 0, sizeof *env);
   if ((v = getenv ("CUDA_CONVOLVE_THREADS")) && atoi (v) > 0)
     env->threads = atoi (v);
-  if ((v = getenv ("CUDA_CONVOLVE_DEVICE_BUDGET")))
-    env->device_budget = parse_bytes (v);
+  /* Left 0, the GPU's free memory, where unset or unreadable. */
+  cc_bytes_parse (getenv ("CUDA_CONVOLVE_DEVICE_BUDGET"), &env->device_budget);
   v = getenv ("CUDA_CONVOLVE_NO_GPU");
   env->no_gpu = v && *v && strcmp (v, "0") != 0;
   v = getenv ("CUDA_CONVOLVE_PIPELINE");

@@ -114,6 +114,30 @@ engine_format_transfer_new (const Babl *own, char *message, size_t size)
         if (k < codes - 1)
           midpoints[c * (codes - 1) + k] = (gfloat) dout[k * n + c];
       }
+  /* Curves read from ICC profiles are not always ascending: babl's reading of
+   * a ProPhoto profile steps back by 2e-5 where its linear toe meets the
+   * power segment, and its fast integer path and its double path differ by
+   * some 1e-5 near black.  Such a curve is held flat where it steps back,
+   * and a midpoint outside its two codes becomes their mean; a curve that
+   * would move by more than 1e-3 is left for cc_transfer_new to refuse. */
+  for (gint c = 0; c < n; c++)
+    {
+      gfloat *curve = to_linear + (gsize) c * codes, *mid = midpoints + (gsize) c * (codes - 1);
+      gfloat top = curve[0], moved = 0;
+
+      for (gint k = 1; k < codes; k++)
+        {
+          top = MAX (top, curve[k]);
+          moved = MAX (moved, top - curve[k]);
+        }
+      if (moved > 1e-3f)
+        continue;
+      for (gint k = 1; k < codes; k++)
+        curve[k] = MAX (curve[k], curve[k - 1]);
+      for (gint k = 0; k < codes - 1; k++)
+        if (!(curve[k] <= mid[k] && mid[k] <= curve[k + 1]))
+          mid[k] = curve[k] + (curve[k + 1] - curve[k]) / 2;
+    }
   if (n == 3 &&
       memcmp (to_linear, to_linear + codes, sizeof (gfloat) * codes) == 0 &&
       memcmp (to_linear, to_linear + 2 * codes, sizeof (gfloat) * codes) == 0 &&

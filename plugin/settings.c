@@ -33,10 +33,11 @@ settings_shipped_preset_dir (void)
 gsize
 settings_host_budget (void)
 {
-  const gchar *env = g_getenv ("CUDA_CONVOLVE_HOST_BUDGET");
-  guint64 bytes = env ? g_ascii_strtoull (env, NULL, 10) : 0;
+  uint64_t bytes;
 
-  return bytes > 0 ? bytes : 256 << 20;
+  if (!cc_bytes_parse (g_getenv ("CUDA_CONVOLVE_HOST_BUDGET"), &bytes))
+    return 256 << 20;
+  return bytes > G_MAXSIZE ? G_MAXSIZE : (gsize) bytes;
 }
 
 gchar *

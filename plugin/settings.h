@@ -24,7 +24,7 @@ gchar    *settings_user_preset_dir     (void);
 
 /* Host memory the plug-in's bands in flight may take (two sources and a
  * result), so that layers of any size run in bounded memory; 256 MB, or
- * CUDA_CONVOLVE_HOST_BUDGET (bytes).  The plug-in's environment is read
+ * CUDA_CONVOLVE_HOST_BUDGET (bytes, or 512M, 2G).  The plug-in's environment is read
  * here, the engine's in engine/env.c. */
 gsize     settings_host_budget         (void);
 

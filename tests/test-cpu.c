@@ -264,6 +264,25 @@ test_names (void)
          !cc_border_from_name (NULL, &b), "unknown border names are refused");
 }
 
+/* Sizes as the budget variables take them, and text that is none. */
+static void
+test_bytes (void)
+{
+  static const struct { const char *text; uint64_t want; } sizes[] = {
+    { "123", 123 }, { "4K", 4096 }, { "4k", 4096 }, { "512M", 512ull << 20 },
+    { "1.5G", 3ull << 29 }, { "64G", 64ull << 30 }, { "1e3", 1000 },
+  };
+  static const char *const bad[] = { "", "0", "-1", "G", "4GB", "12 ", "0.5", "x1", "nan" };
+  uint64_t bytes;
+
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    CHECK (cc_bytes_parse (sizes[i].text, &bytes) && bytes == sizes[i].want,
+           "size '%s'", sizes[i].text);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    CHECK (!cc_bytes_parse (bad[i], &bytes), "'%s' is refused as a size", bad[i]);
+  CHECK (!cc_bytes_parse (NULL, &bytes), "no text is no size");
+}
+
 /* Transfer tables: what is refused, and the encoder against the exact
  * sRGB curve for every 8-bit code, every 16-bit one, and the points
  * between them. */
@@ -514,6 +533,7 @@ main (void)
   test_normalize ();
   test_mask_text ();
   test_names ();
+  test_bytes ();
   test_transfer ();
   test_errors (ctx);
   test_transfer_errors (ctx);

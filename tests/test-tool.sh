@@ -278,6 +278,55 @@ else
   expect 0 "$tmp/f-box.exr" "$tmp/f-box.pfm" &&
   [ "$(tail -c 12 "$tmp/f-box.pfm" | od -An -tf4 | tr -s ' ')" = " 0.16666667 0.5 0.5" ] ||
     fail "float box of 0 0.5 1: $(tail -c 12 "$tmp/f-box.pfm" | od -An -tf4)"
+  # Files that GEGL's own tool writes: half-float OpenEXR, and a PNG in
+  # ProPhoto RGB (an ICC profile, gamma 1.8).
+  if ! command -v gegl >/dev/null; then
+    echo "SKIP: half-float OpenEXR and an ICC profile (no gegl tool to write them)"
+  else
+    printf 'P6\n3 1\n255\n\000\000\000\144\144\144\310\310\310' >"$tmp/row3.ppm"
+    expect 0 "$tmp/row3.ppm" "$tmp/row3.png"
+    # Half stays half (each channel's type in the header's chlist is 1, not
+    # 2), and the linear-light box of 0 0.127438 0.577581 read from it is
+    # 0.042479 0.235006 0.427533 within half's precision.
+    chlist () { od -An -tx1 -N120 "$1" | tr -d ' \n' | sed 's/.*6368616e6e656c730063686c697374//' | cut -c11-88; }
+    gegl -i "$tmp/row3.png" -o "$tmp/h.exr" -- gegl:convert-format format="RGB half" &&
+    expect 0 --matrix "1,1,1" --divisor 3 "$tmp/h.exr" "$tmp/h-box.exr" &&
+    expect 0 "$tmp/h-box.exr" "$tmp/h-box.pfm" &&
+    [ "$(chlist "$tmp/h-box.exr")" = "$(chlist "$tmp/h.exr")" ] &&
+    [ "$(chlist "$tmp/h.exr" | cut -c5-6)" = 01 ] ||
+      fail "half OpenEXR: channels $(chlist "$tmp/h.exr") became $(chlist "$tmp/h-box.exr")"
+    tail -c 36 "$tmp/h-box.pfm" | od -An -v -tf4 -w4 |
+      awk 'BEGIN { split("0.042479 0.235006 0.427533", m, " ") }
+           { d = $1 - m[int((NR - 1) / 3) + 1]; if (d < 0) d = -d; if (d > 5e-4) bad++ }
+           END { exit NR != 9 || bad > 0 }' ||
+      fail "half OpenEXR box: $(tail -c 36 "$tmp/h-box.pfm" | od -An -tf4)"
+    # In ProPhoto the row is 0 81 188, linear (c/255)^1.8 = 0 0.126890
+    # 0.577823; the box's means 0.042297 0.234904 0.427512 are codes 43.98
+    # 114.03 159.05.  sRGB's curve would give 46 122 162.  The profile is kept.
+    iccp () {   # the compressed profile of a PNG's iCCP chunk (its name left out), in hex
+      od -An -tx1 -v "$1" | tr -s ' \n' '\n\n' | awk 'NF { b[n++] = $1 }
+        function digit(c) { return index("0123456789abcdef", c) - 1 }
+        function hex(s) { return digit(substr(s, 1, 1)) * 16 + digit(substr(s, 2, 1)) }
+        END {
+          for (i = 4; i + 3 < n; i++)
+            if (b[i] b[i + 1] b[i + 2] b[i + 3] == "69434350") {
+              len = ((hex(b[i - 4]) * 256 + hex(b[i - 3])) * 256 + hex(b[i - 2])) * 256 + hex(b[i - 1])
+              for (j = i + 4; b[j] != "00"; j++) ;
+              for (k = j + 2; k < i + 4 + len; k++) printf "%s", b[k]
+              exit
+            }
+        }'
+    }
+    gegl -- gegl:load path="$tmp/row3.png" gegl:convert-space space-name=ProPhoto \
+      gegl:png-save path="$tmp/pro.png" bitdepth=8 2>/dev/null &&
+    expect 0 --matrix "1,1,1" --divisor 3 "$tmp/pro.png" "$tmp/pro-box.png" &&
+    expect 0 "$tmp/pro.png" "$tmp/pro.pam" && expect 0 "$tmp/pro-box.png" "$tmp/pro-box.pam" &&
+    [ "$(bytes "$tmp/pro.pam" 12)" = " 0 0 0 255 81 81 81 255 188 188 188 255" ] &&
+    [ "$(bytes "$tmp/pro-box.pam" 12)" = " 44 44 44 255 114 114 114 255 159 159 159 255" ] ||
+      fail "ProPhoto box: $(bytes "$tmp/pro.pam" 12) gave $(bytes "$tmp/pro-box.pam" 12)"
+    [ -n "$(iccp "$tmp/pro.png")" ] && [ "$(iccp "$tmp/pro-box.png")" = "$(iccp "$tmp/pro.png")" ] ||
+      fail "the ProPhoto profile was not kept"
+  fi
   # JPEG and WebP are lossy: the shape comes back, and JPEG's values nearly.
   expect 0 "$tmp/tall.ppm" "$tmp/tall.jpg" && expect 0 "$tmp/tall.jpg" "$tmp/tall-j.ppm" &&
     [ "$(head -c 13 "$tmp/tall-j.ppm" | od -c)" = "$(printf 'P6\n17 23\n255\n' | od -c)" ] ||

@@ -70,21 +70,11 @@ static const char usage[] =
 static int64_t
 host_budget (void)
 {
-  const char *env = getenv ("CUDA_CONVOLVE_HOST_BUDGET");
-  char *end;
-  double v;
+  uint64_t bytes;
 
-  if (!env || !*env)
+  if (!cc_bytes_parse (getenv ("CUDA_CONVOLVE_HOST_BUDGET"), &bytes))
     return HOST_BUDGET;
-  v = strtod (env, &end);
-  switch (*end)
-    {
-    case 'k': case 'K': v *= 1024.0; end++; break;
-    case 'm': case 'M': v *= 1048576.0; end++; break;
-    case 'g': case 'G': v *= 1073741824.0; end++; break;
-    default: break;
-    }
-  return *end || !(v >= 1.0) || v > 9e18 ? HOST_BUDGET : (int64_t) v;
+  return bytes > INT64_MAX ? INT64_MAX : (int64_t) bytes;
 }
 
 /* ---- Settings shared by every file ------------------------------------------ */

@@ -267,6 +267,7 @@ load_gegl (const char *path, const Kind *kind, FileImage *out, char *error,
   if (own)
     {
       describe (out, working_format (own), rect.width, rect.height);
+      out->half = strcmp (babl_get_name (babl_format_get_type (own, 0)), "half") == 0;
       if (allocate (out, path, memory, sizeof memory))
         gegl_node_blit (load, 1.0, &rect, out->format, out->image.data,
                         (gint) out->image.stride, GEGL_BLIT_DEFAULT);
@@ -616,8 +617,19 @@ files_save (const char *path, const char *name, const FileImage *im, char *error
       snprintf (error, size, "%s: this build writes %s, PFM, PGM/PPM and PAM", name, names);
       return false;
     }
-  buffer = gegl_buffer_linear_new_from_data (im->image.data, format, &rect,
-                                             (gint) im->image.stride, NULL, NULL);
+  if (k == EXR && im->half && im->image.type == CC_TYPE_FLOAT)
+    {
+      /* exr-save writes half for a buffer of 16-bit samples. */
+      char half[64];
+
+      snprintf (half, sizeof half, "%s half", babl_get_name (babl_format_get_model (format)));
+      buffer = gegl_buffer_new (&rect, babl_format_with_space (half,
+                                                               babl_format_get_space (format)));
+      gegl_buffer_set (buffer, &rect, 0, format, im->image.data, (gint) im->image.stride);
+    }
+  else
+    buffer = gegl_buffer_linear_new_from_data (im->image.data, format, &rect,
+                                               (gint) im->image.stride, NULL, NULL);
   graph = gegl_node_new ();
   source = gegl_node_new_child (graph, "operation", "gegl:buffer-source", "buffer", buffer,
                                 NULL);

@@ -26,6 +26,8 @@ typedef struct
                             float, or 65535 from float) */
   const void  *format;   /* the library's pixel format (a Babl *); NULL for
                             images read from raw files */
+  bool         half;     /* the file held half floats, which the engine takes as
+                            float: an OpenEXR output stores half again */
 } FileImage;
 
 /* Starts the library; false and why when it cannot start. */
