@@ -1,8 +1,11 @@
 /* make bench: every GPU method on a 4096x4096 RGBA float image resident on
  * the GPU (or of 1 to 3 channels, --channels), beside the device copy floor
- * and NPP (RGBA only), and the 1D methods on long signals.  CUDA events,
- * warm-up, median of many runs, random data; each result is spot-checked
- * against the gold.  A program, not a test.
+ * and NPP (RGBA only), and the 1D methods on long signals; beside each mask
+ * its physical limit, the larger of the copy floor and what its arithmetic
+ * takes at the FP32 rate measured in the same run.  CUDA events, warm-up,
+ * median of many runs, random data; each result is spot-checked against the
+ * gold.  A program, not a test; --csv writes its figures for
+ * scripts/plot-bench.py.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -35,6 +38,9 @@ static const char *only;        /* --only METHOD: time just that one */
 static int only_mask;           /* --mask K: just that 2D mask size */
 static bool no_1d;              /* --no-1d */
 static int channels = 4;        /* --channels N: the 2D image's */
+static FILE *csv;               /* --csv FILE: every figure, one a line */
+static const char *csv_table;   /* the table its lines belong to */
+static double gflops;           /* the FP32 rate, measured first */
 /* Checks three 8x8 (or 64x1) regions of the GPU result against the gold;
  * returns the worst error over the bound (<= 1 passes). */
 static double
@@ -97,17 +103,34 @@ time_method (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcMas
   return bench_median (t, RUNS);
 }
 
+/* What a mask's arithmetic alone takes at the measured FP32 rate: 'flops'
+ * an output sample (an FMA a tap is two), over 'samples' of them. */
+static double
+fp32_floor_ms (double flops, double samples)
+{
+  return flops * samples / (gflops * 1e6);
+}
+
+static void
+csv_line (const char *mask, int k, const char *series, double ms)
+{
+  if (csv && ms > 0 && isfinite (ms))
+    fprintf (csv, "%s,%s,%d,%s,%.4f\n", csv_table, mask, k, series, ms);
+}
+
 /* One table row: a mask's times for every method (NAN: it cannot take
  * the mask; INFINITY: a wrong result), the best, its bandwidth (the image
- * read and written once: 'bytes' in all), the best over NPP, and the
- * method auto picks. */
+ * read and written once: 'bytes' in all), the best over NPP, the physical
+ * limit (the larger of the copy floor and the FP32 floor) and the best as a
+ * multiple of it, and the method auto picks. */
 static void
-row (const char *mask, double floor_ms, double npp_ms, const double *ms, double bytes,
-     const char *auto_pick)
+row (const char *mask, int k, double floor_ms, double fp32_ms, double npp_ms, const double *ms,
+     double bytes, const char *auto_pick)
 {
+  const double limit = floor_ms > fp32_ms ? floor_ms : fp32_ms;
   double best = INFINITY;
   int best_i = -1;
-  char cell[32];
+  char cell[32], vs_npp[16] = "-";
 
   printf ("%-13s", mask);
   if (markdown)
@@ -125,25 +148,25 @@ row (const char *mask, double floor_ms, double npp_ms, const double *ms, double 
       printf (" %9s", cell);
       if (markdown)
         fprintf (markdown, " %s |", cell);
+      csv_line (mask, k, i < 0 ? "NPP" : cc_method_name (gpu_methods[i]), t);
       if (i >= 0 && t > 0 && t < best)
         {
           best = t;
           best_i = i;
         }
     }
+  csv_line (mask, k, "copy floor", floor_ms);
+  csv_line (mask, k, "FP32 floor", fp32_ms);
   if (best_i >= 0)
     {
-      printf ("  %-9s %7.0f %6.2fx %6.1f%%", cc_method_name (gpu_methods[best_i]),
-              bytes / best / 1e6, npp_ms > 0 ? npp_ms / best : NAN, 100.0 * floor_ms / best);
+      if (npp_ms > 0)
+        snprintf (vs_npp, sizeof vs_npp, "%.2fx", npp_ms / best);
+      printf ("  %-9s %7.0f %7s %7.3f %6.2fx", cc_method_name (gpu_methods[best_i]),
+              bytes / best / 1e6, vs_npp, limit, best / limit);
       if (markdown)
-        {
-          fprintf (markdown, " %s %.3f | %.0f |", cc_method_name (gpu_methods[best_i]), best,
-                   bytes / best / 1e6);
-          if (npp_ms > 0)
-            fprintf (markdown, " %.2fx |", npp_ms / best);
-          else
-            fprintf (markdown, " - |");
-        }
+        fprintf (markdown, " %s %.3f | %.0f | %s | %.3f | %.2fx |",
+                 cc_method_name (gpu_methods[best_i]), best, bytes / best / 1e6, vs_npp,
+                 limit, best / limit);
     }
   printf ("  %s\n", auto_pick);
   if (markdown)
@@ -153,20 +176,24 @@ row (const char *mask, double floor_ms, double npp_ms, const double *ms, double 
 static void
 header (const char *title, double floor_ms)
 {
-  printf ("\n%s; copy floor %.3f ms\n%-13s %9s", title, floor_ms, "mask", "NPP");
+  printf ("\n%s; copy floor %.3f ms, FP32 %.1f TFLOP/s\n%-13s %9s", title, floor_ms,
+          gflops / 1e3, "mask", "NPP");
   if (markdown)
-    fprintf (markdown, "\n%s; copy floor %.3f ms.\n\n| mask | NPP |", title, floor_ms);
+    fprintf (markdown, "\n%s; copy floor %.3f ms, FP32 %.1f TFLOP/s.\n\n| mask | NPP |",
+             title, floor_ms, gflops / 1e3);
   for (int i = 0; i < N_METHODS; i++)
     {
       printf (" %9s", cc_method_name (gpu_methods[i]));
       if (markdown)
         fprintf (markdown, " %s |", cc_method_name (gpu_methods[i]));
     }
-  printf ("  %-9s %7s %7s %7s  %s\n", "best", "GB/s", "vs NPP", "floor%", "auto");
+  printf ("  %-9s %7s %7s %7s %7s  %s\n", "best", "GB/s", "vs NPP", "limit", "/limit",
+          "auto");
   if (markdown)
     {
-      fprintf (markdown, " best | best GB/s | best vs NPP | auto |\n|---|---|");
-      for (int i = 0; i < N_METHODS + 4; i++)
+      fprintf (markdown, " best | best GB/s | best vs NPP | limit* | best / limit | auto |\n"
+               "|---|---|");
+      for (int i = 0; i < N_METHODS + 6; i++)
         fprintf (markdown, "---|");
       fprintf (markdown, "\n");
     }
@@ -310,6 +337,7 @@ bench_2d (CcContext *ctx, int size)
             "2D: %dx%d %s float on the GPU, border extend, random (non-separable) masks, ms",
             size, size, layouts[channels - 1]);
   header (title, floor_ms);
+  csv_table = "random";
   for (size_t m = 0; m < sizeof masks / sizeof masks[0]; m++)
     {
       const int k = masks[m];
@@ -327,11 +355,13 @@ bench_2d (CcContext *ctx, int size)
 #endif
       pick = run_methods (ctx, &host, &src, &dst, &mask, ms);
       snprintf (name, sizeof name, "%dx%d", k, k);
-      row (name, floor_ms, npp_ms, ms, 2.0 * bytes, pick);
+      row (name, k, floor_ms, fp32_floor_ms (2.0 * k * k, (double) n), npp_ms, ms, 2.0 * bytes,
+           pick);
     }
 
   /* Separable masks, Gaussian (binomial) blurs: where separable overtakes
    * register, which auto must follow. */
+  csv_table = "gaussian";
   for (size_t m = 0; m < sizeof gauss / sizeof gauss[0]; m++)
     {
       const int k = gauss[m];
@@ -356,7 +386,8 @@ bench_2d (CcContext *ctx, int size)
 #endif
       pick = run_methods (ctx, &host, &src, &dst, &mask, ms);
       snprintf (name, sizeof name, "%dx%d gauss", k, k);
-      row (name, floor_ms, npp_ms, ms, 2.0 * bytes, pick);
+      row (name, k, floor_ms, fp32_floor_ms (4.0 * k, (double) n), npp_ms, ms, 2.0 * bytes,
+           pick);
     }
   cudaFree (src.data);
   cudaFree (dst.data);
@@ -371,7 +402,8 @@ bench_1d (CcContext *ctx, int64_t n, int taps)
   CcImage src = host, dst = host;
   double values[127], sum = 0.0, ms[N_METHODS];
   CcMask mask = { taps, 1, values, 1.0, 0.0 };
-  char title[128], name[16];
+  char title[128], name[16], table[32];
+  double floor_ms;
   const char *pick;
 
   src.on_device = dst.on_device = true;
@@ -386,11 +418,13 @@ bench_1d (CcContext *ctx, int64_t n, int taps)
 
   snprintf (title, sizeof title, "1D: n = 2^%d floats, %d taps, ms", (int) log2 ((double) n),
             taps);
-  header (title, bench_time_copy (dst.data, src.data, bytes, WARMUP, RUNS));
+  floor_ms = bench_time_copy (dst.data, src.data, bytes, WARMUP, RUNS);
+  header (title, floor_ms);
+  snprintf (table, sizeof table, "1d-2^%d", (int) log2 ((double) n));
+  csv_table = table;
   pick = run_methods (ctx, &host, &src, &dst, &mask, ms);
   snprintf (name, sizeof name, "%dx1", taps);
-  row (name, bench_time_copy (dst.data, src.data, bytes, WARMUP, RUNS), 0.0, ms, 2.0 * bytes,
-       pick);
+  row (name, taps, floor_ms, fp32_floor_ms (2.0 * taps, (double) n), 0.0, ms, 2.0 * bytes, pick);
   cudaFree (src.data);
   cudaFree (dst.data);
   free (host.data);
@@ -412,6 +446,8 @@ main (int argc, char **argv)
       only = argv[++i];
     else if (strcmp (argv[i], "--mask") == 0 && i + 1 < argc)
       only_mask = atoi (argv[++i]);
+    else if (strcmp (argv[i], "--csv") == 0 && i + 1 < argc)
+      csv = fopen (argv[++i], "w");
     else if (strcmp (argv[i], "--no-1d") == 0)
       no_1d = true;
     else if (strcmp (argv[i], "--channels") == 0 && i + 1 < argc &&
@@ -419,8 +455,8 @@ main (int argc, char **argv)
       ;
     else
       {
-        fprintf (stderr, "usage: bench [--size N] [--markdown FILE] [--only METHOD] "
-                 "[--mask K] [--no-1d] [--channels 1-4]\n");
+        fprintf (stderr, "usage: bench [--size N] [--markdown FILE] [--csv FILE] "
+                 "[--only METHOD] [--mask K] [--no-1d] [--channels 1-4]\n");
         return 2;
       }
   if (cc_context_gpu_status (ctx, why, sizeof why) != CC_OK)
@@ -438,6 +474,13 @@ main (int argc, char **argv)
 #ifndef HAVE_NPP
   printf ("(NPP not found at configure time: no NPP column)\n");
 #endif
+  gflops = bench_fma_gflops (WARMUP, RUNS);
+  printf ("FP32: %.1f TFLOP/s measured (FMA chains); the limit is the larger of the copy "
+          "floor and the FP32 floor, 2 FLOP a tap an output sample (a Gaussian's: 2 x 2K "
+          "taps, as two 1D passes)\n", gflops / 1e3);
+  if (csv)
+    fprintf (csv, "# GPU: %s; FP32 %.1f TFLOP/s; CUDA events, median of %d runs\n"
+             "table,mask,k,series,ms\n", cc_context_device_name (ctx), gflops / 1e3, RUNS);
 
   bench_2d (ctx, size);
   if (!no_1d)
@@ -448,6 +491,8 @@ main (int argc, char **argv)
 
   if (markdown)
     fclose (markdown);
+  if (csv)
+    fclose (csv);
   cc_context_free (ctx);
   return 0;
 }

@@ -8,6 +8,10 @@
 
 #include <cuda_runtime_api.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Uniform in [0,1), from a fixed seed: every run times the same data. */
 float  bench_rand01 (void);
 /* Sorts v. */
@@ -21,5 +25,11 @@ double bench_time_events (void (*fn) (void *), void *data, int warmup, int runs)
 double bench_time_copy   (void *dst, const void *src, size_t bytes, int warmup, int runs);
 /* Milliseconds on a monotonic clock. */
 double bench_now_ms (void);
+/* The GPU's FP32 rate in GFLOP/s (an FMA is two), measured (fma.cu). */
+double bench_fma_gflops (int warmup, int runs);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CC_BENCH_UTIL_H */

@@ -130,6 +130,16 @@ bool     cc_fault (const char *what);
 #define CC_HOT
 #endif
 
+/* A pool of threads for one loop at a time (workers.c): cc_workers_run
+ * splits [0, n) into ranges of at least 'grain' (one a thread, the caller's
+ * included) and returns when 'fn' has run on all of them.  A NULL pool, or
+ * one whose threads did not start, runs the loop on the caller's thread. */
+typedef struct _CcWorkers CcWorkers;
+typedef void (*CcWorkFn) (int64_t begin, int64_t end, void *data);
+CcWorkers *cc_workers_new  (int threads);
+void       cc_workers_free (CcWorkers *w);
+void       cc_workers_run  (CcWorkers *w, int64_t n, int64_t grain, CcWorkFn fn, void *data);
+
 /* Milliseconds on a monotonic clock. */
 double   cc_now_ms (void);
 

@@ -42,6 +42,8 @@ struct _CcGpu
   cudaStream_t    stream;         /* the mask's uploads and device copies */
   Lane            lane[LANES];
   bool            pipeline;       /* lanes and staging; CUDA_CONVOLVE_PIPELINE=0: off */
+  CcWorkers      *stagers;        /* staging copies' threads, once a call stages */
+  int             stage_threads;
   bool            no_gpu;         /* CUDA_CONVOLVE_NO_GPU: start no GPU */
   float          *mask;           /* device copy for methods that read it there */
   unsigned       *claims;         /* the lanes' tile counters, LANE_CLAIMS apart */

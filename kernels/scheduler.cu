@@ -1,7 +1,8 @@
 /* The scheduler: the run of one job on the GPU, in strips, the only place
  * that queues GPU work: each strip's rows are gathered
  * onto the device with the vertical border resolved (staged through
- * page-locked memory when the caller's is pageable), converted to float,
+ * page-locked memory by several threads when the caller's is pageable),
+ * converted to float,
  * convolved, converted back and copied out, with up to LANES strips in
  * flight on their own streams.
  *
@@ -187,11 +188,58 @@ make_plan (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job,
   return CC_OK;
 }
 
-/* Copies the strip's input rows, vertical border resolved, into 'to': on
- * the device with async copies, or into page-locked staging with memcpy. */
+/* Staging copies between the caller's pageable rows and a lane's
+ * page-locked buffer, a range of rows on each of the workers' threads. */
+typedef struct
+{
+  const CcJob *job;
+  const Plan  *p;
+  int64_t      first;   /* the source row (before the border) of staged row 0 */
+  char        *stage;
+  char        *out;     /* the caller's output rows, for results */
+} Staging;
+
+static void
+stage_in_rows (int64_t begin, int64_t end, void *data)
+{
+  const Staging *st = (const Staging *) data;
+  const CcImage *src = st->job->src;
+  const size_t row = st->p->raw_in_row;
+
+  for (int64_t r = begin; r < end; r++)
+    {
+      const int64_t my = cc_border_index (st->first + r, src->height, st->job->border);
+
+      if (my < 0)
+        memset (st->stage + r * row, 0, row);
+      else
+        memcpy (st->stage + r * row, (const char *) src->data + my * src->stride, row);
+    }
+}
+
+static void
+stage_out_rows (int64_t begin, int64_t end, void *data)
+{
+  const Staging *st = (const Staging *) data;
+  const size_t row = st->p->host_out_row;
+
+  for (int64_t r = begin; r < end; r++)
+    memcpy (st->out + r * st->job->dst->stride, st->stage + r * row, row);
+}
+
+/* Rows a staging thread takes at least: a few hundred KB, so that waking
+ * it costs less than it copies. */
+static int64_t
+stage_grain (size_t row)
+{
+  return (int64_t) ((256u << 10) / (row ? row : 1)) + 1;
+}
+
+/* Copies the strip's input rows, vertical border resolved, into 'to' on the
+ * device with async copies. */
 static cudaError_t
 gather_rows (const CcJob *job, const Plan *p, int64_t y0, int64_t rows, char *to,
-             bool host, cudaStream_t stream)
+             cudaStream_t stream)
 {
   const CcImage *src = job->src;
   cudaError_t err = cudaSuccess;
@@ -212,17 +260,7 @@ gather_rows (const CcJob *job, const Plan *p, int64_t y0, int64_t rows, char *to
             break;
           n++;
         }
-      if (host)
-        for (int64_t k = 0; k < n; k++)
-          {
-            char *row = to + (r + k) * p->raw_in_row;
-
-            if (my < 0)
-              memset (row, 0, p->raw_in_row);
-            else
-              memcpy (row, from + k * src->stride, p->raw_in_row);
-          }
-      else if (my < 0)
+      if (my < 0)
         err = cudaMemset2DAsync (to + r * p->raw_in_row, p->raw_in_row, 0,
                                  p->raw_in_row, n, stream);
       else
@@ -335,13 +373,14 @@ start_strip (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const Plan 
       if (p->stage_in)
         {
           /* The lane is idle (finish_strip), so its staging is free. */
-          if ((err = gather_rows (job, p, y0, in_rows, lane->stage, true, stream))
-              != cudaSuccess ||
-              (err = cudaMemcpyAsync (raw_in, lane->stage, in_rows * p->raw_in_row,
+          Staging st = { job, p, job->out_y + y0 - p->halo, lane->stage, NULL };
+
+          cc_workers_run (g->stagers, in_rows, stage_grain (p->raw_in_row), stage_in_rows, &st);
+          if ((err = cudaMemcpyAsync (raw_in, lane->stage, in_rows * p->raw_in_row,
                                       cudaMemcpyHostToDevice, stream)) != cudaSuccess)
             return err;
         }
-      else if ((err = gather_rows (job, p, y0, in_rows, raw_in, false, stream)) != cudaSuccess)
+      else if ((err = gather_rows (job, p, y0, in_rows, raw_in, stream)) != cudaSuccess)
         return err;
       a.src = DevImage { (float *) raw_in, src->width * C, (int) src->width, (int) in_rows };
       a.out_y = p->halo;
@@ -412,7 +451,7 @@ start_strip (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const Plan 
 
 /* Waits for a lane's strip, copies a staged result out and counts it. */
 static cudaError_t
-finish_strip (const CcJob *job, const Plan *p, Lane *lane, CcResult *r)
+finish_strip (struct _CcGpu *g, const CcJob *job, const Plan *p, Lane *lane, CcResult *r)
 {
   const CcImage *dst = job->dst;
   const int64_t rows = lane->rows;
@@ -425,12 +464,12 @@ finish_strip (const CcJob *job, const Plan *p, Lane *lane, CcResult *r)
     return err;
   if (p->stage_out)
     {
-      const char *from = lane->stage + (p->stage_in ? align_up ((rows + 2 * p->halo) *
-                                                                p->raw_in_row) : 0);
-      char *to = (char *) dst->data + lane->y0 * dst->stride;
+      Staging st = { job, p, 0,
+                     lane->stage + (p->stage_in ? align_up ((rows + 2 * p->halo) *
+                                                            p->raw_in_row) : 0),
+                     (char *) dst->data + lane->y0 * dst->stride };
 
-      for (int64_t y = 0; y < rows; y++)
-        memcpy (to + y * dst->stride, from + y * p->host_out_row, p->host_out_row);
+      cc_workers_run (g->stagers, rows, stage_grain (p->host_out_row), stage_out_rows, &st);
     }
   r->upload_ms   += elapsed (lane, 0, 1);
   r->kernel_ms   += elapsed (lane, 1, 2);
@@ -554,6 +593,8 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
 
   if (cc_fault ("alloc"))
     return gpu_failed (g, cudaErrorMemoryAllocation, r);
+  if ((p.stage_in || p.stage_out) && !g->stagers)
+    g->stagers = cc_workers_new (g->stage_threads);
   if ((err = lanes_reserve (g, job, &p)) != cudaSuccess)
     return gpu_failed (g, err, r);
 
@@ -577,7 +618,7 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
       Lane *lane = &g->lane[i % p.lanes];
       int64_t rows = job->dst->height - y0 < p.strip ? job->dst->height - y0 : p.strip;
 
-      if ((err = finish_strip (job, &p, lane, r)) != cudaSuccess)
+      if ((err = finish_strip (g, job, &p, lane, r)) != cudaSuccess)
         break;
       if (i >= p.lanes && cc_job_tick (job, (double) y0 / job->dst->height))
         {
@@ -589,7 +630,7 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
   /* The strips in flight, oldest first; after a failure or a cancel their
    * results are dropped (gpu_failed waits for them). */
   for (int k = 0; k < p.lanes && err == cudaSuccess && status == CC_OK; k++)
-    err = finish_strip (job, &p, &g->lane[(i + k) % p.lanes], r);
+    err = finish_strip (g, job, &p, &g->lane[(i + k) % p.lanes], r);
   if (status != CC_OK && err == cudaSuccess)
     err = lanes_sync (g);
   if (err != cudaSuccess)

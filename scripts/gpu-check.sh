@@ -25,7 +25,7 @@ grep -h 'FAIL\|^GPU\|^sweep\|^walks\|^3x3\|^random seed' tests/*.log | head -40
 grep -E '^(PASS|FAIL|SKIP|ERROR|XPASS|XFAIL):|^# (TOTAL|PASS|SKIP|FAIL|ERROR)' "$out/check.log"
 
 if [ "${BENCH:-1}" = 1 ]; then
-  make bench BENCH_ARGS="--markdown $out/bench.md" >"$out/bench.txt" 2>&1
+  make bench BENCH_ARGS="--markdown $out/bench.md --csv $out/bench.csv" >"$out/bench.txt" 2>&1
   grep -v '^make\|^  CC\|^  CCLD' "$out/bench.txt"
   make bench-host BENCH_ARGS="--markdown $out/bench-host.md" >"$out/bench-host.txt" 2>&1
   grep -v '^make\|^  CC\|^  CCLD' "$out/bench-host.txt"
