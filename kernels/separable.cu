@@ -42,38 +42,50 @@ check (const CcJob *job, size_t *shared, char *message, size_t size)
  * them FUSED_CH rows a step: the next FUSED_CH input rows (and their
  * horizontal halo) come into a staging tile by asynchronous copies issued
  * before the column pass, so that they arrive while it runs; the row pass
- * filters them along x into a ring of FUSED_CH + 2R filtered rows, and the
- * column pass filters the ring along y into FUSED_CH output rows.  So the
- * image is read once (its halo columns from L2) and written once, where two
- * passes wrote and read the whole image between them; only the 2R ring
- * rows a block starts with are filtered twice.  Each thread takes 8
- * outputs of a pass, adjacent along x or along y, from a sliding window in
- * registers, as register's column kernel does: one shared-memory load and
- * one tap a step feed 32 FMAs.  The taps are a run-time loop, so one kernel
- * serves every radius (a loop unrolled per radius grew the kernel past the
- * instruction cache and ran slower than two passes).  RGBA, one term,
- * square masks up to 31x31 (a narrower axis padded with zero taps would
- * carry a NaN beyond the mask's reach); the rest take the two passes
+ * filters them along x into the bottom of a window of filtered rows, and
+ * the column pass filters the window along y into FUSED_CH output rows,
+ * after which the window's last 2R rows move to its top.  So the image is
+ * read once (its halo columns from L2) and written once, where two passes
+ * wrote and read the whole image between them; only the 2R rows a block
+ * starts with are filtered twice.  Each thread takes 8 outputs of a pass,
+ * adjacent along x or along y, 8 taps at a time: 15 loads from shared
+ * memory at offsets the compiler knows, then 8 x 8 FMAs, so that loads,
+ * taps and addressing stay a tenth of the work (ncu: a sliding window with
+ * a ring buffer's wrap spent a third of the issue slots on them).  The
+ * taps are a run-time loop padded with zeros to a multiple of 8, so that
+ * one small kernel serves every radius (a loop unrolled per radius grew
+ * past the instruction cache and ran slower than two passes).  RGBA, one
+ * term, square masks up to 31x31 (a narrower axis padded with zero taps
+ * would carry a NaN beyond the mask's reach); the rest take the two passes
  * below. */
 constexpr int FUSED_BW = 64;
 constexpr int FUSED_CH = 32;
 constexpr int FUSED_SEG = 256;
 constexpr int FUSED_MAX_R = 15;
-constexpr int FUSED_OUT = 8;   /* outputs a thread a pass */
+constexpr int FUSED_OUT = 8;   /* outputs a thread a pass, and taps a step */
+constexpr int FUSED_TAPS = 32; /* 2 * FUSED_MAX_R + 1, padded to a multiple of FUSED_OUT */
+/* Staged columns a thread copies: a warp covers 32 of the tile's. */
+constexpr int FUSED_STAGE_COLS = (FUSED_BW + FUSED_TAPS - 1 + 31) / 32;
 
-/* [0]: the row taps, [1]: the column taps. */
-__constant__ float c_fused_taps[2][2 * FUSED_MAX_R + 1];
+/* [0]: the row taps, [1]: the column taps, zeros past the mask. */
+__constant__ float c_fused_taps[2][FUSED_TAPS];
 
-/* Staging rows and ring rows an odd number of float4s apart, so that the
+/* Taps a pass runs: the mask's, padded to a multiple of FUSED_OUT. */
+static __host__ __device__ int fused_padded (int r) { return (2 * r + FUSED_OUT) & ~(FUSED_OUT - 1); }
+/* Staged columns: the outputs' and the padded taps' reach. */
+static __host__ __device__ int fused_in_width (int r) { return FUSED_BW + fused_padded (r) - 1; }
+/* Staging rows and window rows an odd number of float4s apart, so that the
  * eight lanes of a quarter-warp, on eight rows, hit distinct banks. */
-static __host__ __device__ int fused_stage_stride (int r) { return (FUSED_BW + 2 * r) | 1; }
-constexpr int FUSED_RING_STRIDE = FUSED_BW + 1;
+static __host__ __device__ int fused_stage_stride (int r) { return fused_in_width (r) | 1; }
+constexpr int FUSED_WINDOW_STRIDE = FUSED_BW + 1;
+/* Window rows: a step's outputs and the padded taps' reach. */
+static __host__ __device__ int fused_window_rows (int r) { return FUSED_CH + fused_padded (r) - 1; }
 
 static size_t
 fused_shared_bytes (int r)
 {
   return sizeof (float4) * ((size_t) FUSED_CH * fused_stage_stride (r) +
-                            (size_t) (FUSED_CH + 2 * r) * FUSED_RING_STRIDE);
+                            (size_t) fused_window_rows (r) * FUSED_WINDOW_STRIDE);
 }
 
 __device__ __forceinline__ void
@@ -85,42 +97,75 @@ fma4 (float4 &acc, float k, const float4 &v)
   acc.w += k * v.w;
 }
 
+/* 8 outputs from the padded taps 'taps' over inputs 'stride' float4s
+ * apart from 'in'. */
+template <int STRIDE_CONST>
+__device__ __forceinline__ void
+filter8 (const float4 *in, int stride, const float *taps, int padded, float4 acc[FUSED_OUT])
+{
+#pragma unroll 1
+  for (int j = 0; j < padded; j += FUSED_OUT)
+    {
+      float4 v[2 * FUSED_OUT - 1];
+
+#pragma unroll
+      for (int u = 0; u < 2 * FUSED_OUT - 1; u++)
+        v[u] = in[(j + u) * (STRIDE_CONST ? STRIDE_CONST : stride)];
+#pragma unroll
+      for (int jj = 0; jj < FUSED_OUT; jj++)
+        {
+          const float k = taps[j + jj];
+
+#pragma unroll
+          for (int o = 0; o < FUSED_OUT; o++)
+            fma4 (acc[o], k, v[jj + o]);
+        }
+    }
+}
+
 __global__ void __launch_bounds__ (256, 2)
 conv_fused (const __grid_constant__ ConvArgs a, int R)
 {
-  const int K = 2 * R + 1, SW = fused_stage_stride (R), RW = FUSED_RING_STRIDE;
-  const int RH = FUSED_CH + 2 * R, IN_W = FUSED_BW + 2 * R;
+  const int KP = fused_padded (R), SW = fused_stage_stride (R), IN_W = fused_in_width (R);
+  const int WR = fused_window_rows (R), W = FUSED_WINDOW_STRIDE;
   extern __shared__ float4 fused_shared[];
-  float4 *const stage = fused_shared, *const ring = fused_shared + FUSED_CH * SW;
+  float4 *const stage = fused_shared, *const window = fused_shared + FUSED_CH * SW;
   const int t = threadIdx.x, bx0 = blockIdx.x * FUSED_BW;
   const int y_first = blockIdx.y * FUSED_SEG, y_end = min (y_first + FUSED_SEG, a.dst.height);
-  const int base = y_first - R;   /* the filtered row in ring slot 0 */
   const bool plain = plain_only<4, false> (a);
 
   /* Input rows for filtered rows r0 .. r0 + n - 1 (output coordinates)
-   * into the staging tile, asynchronously; ghosts of a zero border are
-   * written as zeros. */
+   * into the staging tile, asynchronously, a warp a row of 32 pixels at a
+   * time; ghosts of a zero border are written as zeros.  A thread's
+   * columns are the same at every step, so their border mapping is done
+   * once. */
+  int sx[FUSED_STAGE_COLS];
+#pragma unroll
+  for (int q = 0; q < FUSED_STAGE_COLS; q++)
+    sx[q] = cc_border_index32 (a.out_x + bx0 - R + t % 32 + 32 * q, a.src.width, a.border_x);
   const auto stage_rows = [&] (int r0, int n)
   {
-    for (int i = t; i < n * IN_W; i += blockDim.x)
+    for (int r = t / 32; r < n; r += blockDim.x / 32)
       {
-        const int r = i / IN_W, c = i - r * IN_W;
         const int sy = cc_border_index32 (a.out_y + r0 + r, a.src.height, a.border_y);
-        const int sx = cc_border_index32 (a.out_x + bx0 - R + c, a.src.width, a.border_x);
+        const float4 *row = reinterpret_cast<const float4 *> (a.src.data + sy * a.src.pitch);
+        float4 *to = stage + r * SW + t % 32;
 
-        if ((sx | sy) >= 0)
-          __pipeline_memcpy_async (stage + r * SW + c,
-                                   reinterpret_cast<const float4 *> (a.src.data +
-                                                                     sy * a.src.pitch) + sx,
-                                   sizeof (float4));
-        else
-          stage[r * SW + c] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+        for (int q = 0; q < FUSED_STAGE_COLS; q++)
+          if (t % 32 + 32 * q < IN_W)
+            {
+              if ((sx[q] | sy) >= 0)
+                __pipeline_memcpy_async (to + 32 * q, row + sx[q], sizeof (float4));
+              else
+                to[32 * q] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+            }
       }
     __pipeline_commit ();
   };
-  /* The staged rows filtered along x into the ring: a warp takes 32 rows
-   * of one group of 8 columns. */
-  const auto row_pass = [&] (int r0, int n)
+  /* The staged rows filtered along x into window rows w0 .. w0 + n - 1: a
+   * warp takes 32 rows of one group of 8 columns. */
+  const auto row_pass = [&] (int w0, int n)
   {
     const int r = t % 32, x0 = (t / 32) * FUSED_OUT;
 
@@ -128,67 +173,34 @@ conv_fused (const __grid_constant__ ConvArgs a, int R)
     __syncthreads ();
     if (r < n)
       {
-        const float4 *in = stage + r * SW + x0;
-        float4 *out = ring + ((r0 + r - base) % RH) * RW + x0;
-        float4 win[FUSED_OUT], acc[FUSED_OUT] = {};
+        float4 acc[FUSED_OUT] = {};
 
-#pragma unroll
-        for (int o = 0; o + 1 < FUSED_OUT; o++)
-          win[o + 1] = in[o];
-#pragma unroll FUSED_OUT
-        for (int j = 0; j < K; j++)
-          {
-            const float k = c_fused_taps[0][j];
-
-#pragma unroll
-            for (int o = 0; o + 1 < FUSED_OUT; o++)
-              win[o] = win[o + 1];
-            win[FUSED_OUT - 1] = in[j + FUSED_OUT - 1];
-#pragma unroll
-            for (int o = 0; o < FUSED_OUT; o++)
-              fma4 (acc[o], k, win[o]);
-          }
+        filter8<1> (stage + r * SW + x0, 1, c_fused_taps[0], KP, acc);
 #pragma unroll
         for (int o = 0; o < FUSED_OUT; o++)
-          out[o] = acc[o];
+          window[(w0 + r) * W + x0 + o] = acc[o];
       }
     __syncthreads ();
   };
 
-  stage_rows (base, FUSED_CH);
-  row_pass (base, FUSED_CH);
-  stage_rows (base + FUSED_CH, 2 * R);
-  row_pass (base + FUSED_CH, 2 * R);
+  /* The window's rows past what the taps reach stay zero: padded taps
+   * read them. */
+  for (int i = FUSED_CH + 2 * R + t / FUSED_BW; i < WR; i += blockDim.x / FUSED_BW)
+    window[i * W + t % FUSED_BW] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+  stage_rows (y_first - R, FUSED_CH);
+  row_pass (0, FUSED_CH);
+  stage_rows (y_first - R + FUSED_CH, 2 * R);
+  row_pass (FUSED_CH, 2 * R);
   for (int y0 = y_first; y0 < y_end; y0 += FUSED_CH)
     {
       /* Two warps a group of 8 rows, a thread a column. */
-      const int x = t % FUSED_BW, oy = y0 + (t / FUSED_BW) * FUSED_OUT;
+      const int x = t % FUSED_BW, g = (t / FUSED_BW) * FUSED_OUT, oy = y0 + g;
       const bool more = y0 + FUSED_CH < y_end;
-      int slot = (oy - R - base) % RH;
-      float4 win[FUSED_OUT], acc[FUSED_OUT] = {};
+      float4 acc[FUSED_OUT] = {};
 
       if (more)
         stage_rows (y0 + FUSED_CH + R, FUSED_CH);   /* arrives during this column pass */
-#pragma unroll
-      for (int o = 0; o + 1 < FUSED_OUT; o++)
-        {
-          win[o + 1] = ring[slot * RW + x];
-          slot = slot + 1 == RH ? 0 : slot + 1;
-        }
-#pragma unroll FUSED_OUT
-      for (int j = 0; j < K; j++)
-        {
-          const float k = c_fused_taps[1][j];
-
-#pragma unroll
-          for (int o = 0; o + 1 < FUSED_OUT; o++)
-            win[o] = win[o + 1];
-          win[FUSED_OUT - 1] = ring[slot * RW + x];
-          slot = slot + 1 == RH ? 0 : slot + 1;
-#pragma unroll
-          for (int o = 0; o < FUSED_OUT; o++)
-            fma4 (acc[o], k, win[o]);
-        }
+      filter8<FUSED_WINDOW_STRIDE> (window + g * W + x, W, c_fused_taps[1], KP, acc);
       if (bx0 + x < a.dst.width)
 #pragma unroll
         for (int o = 0; o < FUSED_OUT; o++)
@@ -202,9 +214,13 @@ conv_fused (const __grid_constant__ ConvArgs a, int R)
                                       a.dst.data + (oy + o) * a.dst.pitch +
                                       (long long) (bx0 + x) * 4);
             }
-      __syncthreads ();   /* the ring's oldest rows are refilled next */
-      if (more)
-        row_pass (y0 + FUSED_CH + R, FUSED_CH);
+      if (!more)
+        break;
+      /* The last 2R filtered rows become the window's first. */
+      __syncthreads ();
+      for (int i = t / FUSED_BW; i < 2 * R; i += blockDim.x / FUSED_BW)
+        window[i * W + t % FUSED_BW] = window[(FUSED_CH + i) * W + t % FUSED_BW];
+      row_pass (2 * R, FUSED_CH);
     }
 }
 
@@ -227,7 +243,7 @@ launch_fused (const CcJob *job, const ConvArgs &a, int r, cudaStream_t stream)
   const size_t shared = fused_shared_bytes (r);
   const dim3 grid ((a.dst.width + FUSED_BW - 1) / FUSED_BW,
                    (a.dst.height + FUSED_SEG - 1) / FUSED_SEG);
-  float taps[2][2 * FUSED_MAX_R + 1];
+  float taps[2][FUSED_TAPS] = {};
   cudaError_t err;
 
   for (int i = 0; i < 2 * r + 1; i++)
