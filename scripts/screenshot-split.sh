@@ -1,0 +1,71 @@
+#!/bin/sh
+# Screenshots GIMP 3's own dialog for the GEGL operation with the on-canvas
+# split view, under Xvfb (run by scripts/env.sh, so natively or in the GIMP
+# root, after scripts/build.sh):
+#
+#   scripts/env.sh scripts/screenshot-split.sh
+#
+# writes docs/split-view.png.  There is no window manager and no way to
+# open a filter's dialog from a script, so it clicks GIMP's menus where
+# GIMP 3.0.4 draws them on a 1600x1000 screen (Filters > Generic > Convolve
+# on the GPU (live)...), types the preset into the dialog and ticks Split
+# view; another GIMP version may draw them elsewhere.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+profile=$(mktemp -d "$top/_build/profile.XXXXXX")
+Xvfb :98 -screen 0 1600x1000x24 -nolisten tcp >/dev/null 2>&1 &
+xvfb=$!
+trap 'kill $xvfb 2>/dev/null; rm -rf "$profile"' EXIT
+export DISPLAY=:98 GIMP3_DIRECTORY="$profile" XDG_DATA_HOME="$profile/data"
+export CUDA_CONVOLVE_PRESET_DIR="$top/presets"
+mkdir -p "$XDG_DATA_HOME/gegl-0.4/plug-ins"
+cp "$top/_build/gegl/cuda-convolve-gpl3.so" "$XDG_DATA_HOME/gegl-0.4/plug-ins/"
+sh "$top/scripts/gimp-profile.sh" "$profile" "$top/_build/plug-ins"
+sleep 1
+
+# The window whose name contains $1.
+window () {
+  for w in $(xdotool search --onlyvisible --name "." 2>/dev/null); do
+    case "$(xdotool getwindowname "$w")" in *"$1"*) echo "$w"; return ;; esac
+  done
+}
+
+gimp-3.0 --no-splash "$top/data/sample.png" >"$profile/gimp.log" 2>&1 &
+gimp=$!
+sleep 25   # GIMP starts, loads the image and shows its welcome dialog
+welcome=$(window Welcome)
+[ -n "$welcome" ] && { xdotool windowfocus --sync "$welcome" key Escape; sleep 2; }
+main=$(window sample)
+[ -n "$main" ] || { echo "screenshot-split: no image window" >&2; cat "$profile/gimp.log"; exit 1; }
+xdotool windowsize --sync "$main" 1600 1000
+xdotool windowmove "$main" 0 0
+sleep 2
+
+# Filters, Generic, then the operation's entry.
+xdotool mousemove 425 12 click 1
+sleep 2
+xdotool mousemove 453 263
+sleep 2
+xdotool mousemove 700 263
+sleep 1
+xdotool mousemove 756 440 click 1
+sleep 8
+dialog=$(window "cuda:convolve")
+[ -n "$dialog" ] || { echo "screenshot-split: no dialog" >&2; exit 1; }
+xdotool windowmove --sync "$dialog" 1222 60
+sleep 2
+eval "$(xdotool getwindowgeometry --shell "$dialog")"
+# The preset's entry, then Split view.
+xdotool windowfocus --sync "$dialog"
+xdotool mousemove $((X + 209)) $((Y + 91)) click 1
+sleep 1
+xdotool type --window "$dialog" --delay 80 emboss
+xdotool key --window "$dialog" Return
+sleep 4
+xdotool mousemove $((X + 274)) $((Y + 508)) click 1
+sleep 4
+xdotool mousemove 700 900
+sleep 2
+import -window root "$top/docs/split-view.png"
+kill "$gimp"
+echo "wrote docs/split-view.png"
