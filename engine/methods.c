@@ -21,9 +21,10 @@
  * bounds hold the mask, then the same ignoring the bounds, then the last
  * resorts.  The bounds are in register's work (the mask's width class
  * times its height) and say where each method wins on 4096x4096 RGBA
- * (docs/performance.md): separable for rank-1 masks past 120 taps (below,
- * register's one pass beats separable's two), register up to a 31x31
- * mask's, fft beyond. */
+ * (docs/performance.md): separable for rank-1 masks from 81 taps (9x9: its
+ * one pass on RGBA, its two on 1 to 3 channels, beat or tie register
+ * there; at 7x7 register wins on 1 and 3 channels), register up to a
+ * 31x31 mask's, fft beyond. */
 const CcMethodInfo cc_methods[CC_METHOD_COUNT] =
 {
   [CC_METHOD_AUTO] = {
@@ -53,7 +54,7 @@ const CcMethodInfo cc_methods[CC_METHOD_COUNT] =
   [CC_METHOD_SEPARABLE] = {
     .name = "separable", .gpu = true, .kernels = KERNELS (separable),
     .summary = "GPU: a mask of rank up to 3 as row and column passes",
-    .auto_order = 1, .auto_min_taps = 121, .auto_rank1 = true },
+    .auto_order = 1, .auto_min_taps = 81, .auto_rank1 = true },
   [CC_METHOD_FFT] = {
     .name = "fft", .gpu = true, .kernels = KERNELS (fft),
     .summary = "GPU: cuFFT, the same cost for any mask size",

@@ -39,8 +39,8 @@ test_auto_takes_gpu (CcContext *ctx)
 }
 
 /* 'auto' on rank-1 masks (boxes here) follows make bench's Gaussian rows:
- * register's one pass up to 9x9, separable's two from 11x11; a full-rank
- * 11x11 stays with register. */
+ * register up to 7x7, separable from 9x9; a full-rank 11x11 stays with
+ * register. */
 static void
 test_auto_picks (CcContext *ctx)
 {
@@ -50,7 +50,7 @@ test_auto_picks (CcContext *ctx)
     bool separable;
     CcMethod want;
   } cases[] = {
-    { 5, true, CC_METHOD_REGISTER }, { 9, true, CC_METHOD_REGISTER },
+    { 7, true, CC_METHOD_REGISTER }, { 9, true, CC_METHOD_SEPARABLE },
     { 11, true, CC_METHOD_SEPARABLE }, { 11, false, CC_METHOD_REGISTER }
   };
   static float in[40 * 30 * 4], out[40 * 30 * 4];
