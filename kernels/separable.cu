@@ -38,7 +38,7 @@ check (const CcJob *job, size_t *shared, char *message, size_t size)
 
 /* ---- One pass for one term: the row pass's output kept in shared memory ----
  *
- * A block owns FUSED_BW output columns and FUSED_SEG rows and walks down
+ * A block owns FUSED_BW output columns and 'seg' rows and walks down
  * them FUSED_CH rows a step: the next FUSED_CH input rows (and their
  * horizontal halo) come into a staging tile by asynchronous copies issued
  * before the column pass, so that they arrive while it runs; the row pass
@@ -60,7 +60,7 @@ check (const CcJob *job, size_t *shared, char *message, size_t size)
  * below. */
 constexpr int FUSED_BW = 64;
 constexpr int FUSED_CH = 32;
-constexpr int FUSED_SEG = 256;
+constexpr int FUSED_MIN_SEG = 256;
 constexpr int FUSED_MAX_R = 15;
 constexpr int FUSED_OUT = 8;   /* outputs a thread a pass, and taps a step */
 constexpr int FUSED_TAPS = 32; /* 2 * FUSED_MAX_R + 1, padded to a multiple of FUSED_OUT */
@@ -124,14 +124,14 @@ filter8 (const float4 *in, int stride, const float *taps, int padded, float4 acc
 }
 
 __global__ void __launch_bounds__ (256, 2)
-conv_fused (const __grid_constant__ ConvArgs a, int R)
+conv_fused (const __grid_constant__ ConvArgs a, int R, int seg)
 {
   const int KP = fused_padded (R), SW = fused_stage_stride (R), IN_W = fused_in_width (R);
   const int WR = fused_window_rows (R), W = FUSED_WINDOW_STRIDE;
   extern __shared__ float4 fused_shared[];
   float4 *const stage = fused_shared, *const window = fused_shared + FUSED_CH * SW;
   const int t = threadIdx.x, bx0 = blockIdx.x * FUSED_BW;
-  const int y_first = blockIdx.y * FUSED_SEG, y_end = min (y_first + FUSED_SEG, a.dst.height);
+  const int y_first = blockIdx.y * seg, y_end = min (y_first + seg, a.dst.height);
   const bool plain = plain_only<4, false> (a);
 
   /* Input rows for filtered rows r0 .. r0 + n - 1 (output coordinates)
@@ -238,11 +238,21 @@ fused_radius (const struct _CcGpu *g, const CcJob *job, const ConvArgs &a)
 }
 
 static cudaError_t
-launch_fused (const CcJob *job, const ConvArgs &a, int r, cudaStream_t stream)
+launch_fused (const struct _CcGpu *g, const CcJob *job, const ConvArgs &a, int r,
+              cudaStream_t stream)
 {
   const size_t shared = fused_shared_bytes (r);
-  const dim3 grid ((a.dst.width + FUSED_BW - 1) / FUSED_BW,
-                   (a.dst.height + FUSED_SEG - 1) / FUSED_SEG);
+  const int bands = (a.dst.width + FUSED_BW - 1) / FUSED_BW;
+  int sms = 1, seg, segs;
+
+  /* Rows a block: as many as leave about two waves of two blocks an SM,
+   * since each block filters its first 2R rows twice and waits for its
+   * first loads; at least FUSED_MIN_SEG. */
+  cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, g->device);
+  segs = 4 * sms / bands > 1 ? 4 * sms / bands : 1;
+  seg = (a.dst.height + segs - 1) / segs;
+  seg = seg < FUSED_MIN_SEG ? FUSED_MIN_SEG : (seg + FUSED_CH - 1) / FUSED_CH * FUSED_CH;
+  const dim3 grid (bands, (a.dst.height + seg - 1) / seg);
   float taps[2][FUSED_TAPS] = {};
   cudaError_t err;
 
@@ -256,7 +266,7 @@ launch_fused (const CcJob *job, const ConvArgs &a, int r, cudaStream_t stream)
       (err = cudaFuncSetAttribute (conv_fused, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    (int) shared)) != cudaSuccess)
     return err;
-  conv_fused<<<grid, 256, shared, stream>>> (a, r);
+  conv_fused<<<grid, 256, shared, stream>>> (a, r, seg);
   return cudaGetLastError ();
 }
 
@@ -279,7 +289,7 @@ launch (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass, floa
       return cc_register_launch (a, g->shared_optin, stream);
     }
   if (const int r = fused_radius (g, job, a))
-    return launch_fused (job, a, r, stream);
+    return launch_fused (g, job, a, r, stream);
 
   row.mask_width = w;
   row.mask_height = 1;
