@@ -71,6 +71,9 @@ struct _CcKernels
                            * passes, fft's plans): one lane */
   bool        passes;     /* a row pass's output for the column pass */
   bool        planes;     /* transform planes, sized per strip (cc_fft_bytes) */
+  /* Where 'passes': whether this job runs in one pass all the same, without
+   * that output; NULL: never. */
+  bool        (*one_pass) (const struct _CcGpu *g, const CcJob *job);
 };
 
 CcStatus       cc_gpu_status_of   (cudaError_t err);

@@ -108,7 +108,8 @@ make_plan (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job,
         p->raw_out_row = dst->width * C * cc_type_size (dst->type);
     }
   p->fft = k->planes;
-  if (k->passes && job->mask_width > 1 && job->mask_height > 1)
+  if (k->passes && job->mask_width > 1 && job->mask_height > 1 &&
+      !(k->one_pass && k->one_pass (g, job)))
     {
       /* The row pass filters every input row the column pass reads: on a
        * device source that is all of them, in one strip. */

@@ -224,17 +224,21 @@ conv_fused (const __grid_constant__ ConvArgs a, int R, int seg)
     }
 }
 
-/* The radius the one pass takes the job at, or 0 where it cannot. */
-static int
-fused_radius (const struct _CcGpu *g, const CcJob *job, const ConvArgs &a)
+/* Whether the one pass takes the job: one RGBA term of a square mask up
+ * to 31x31 whose shared memory the GPU has, read 16 bytes at a time (a
+ * strip's rows always are; a device source's where it is so aligned), as
+ * the scheduler's vec4 says. */
+static bool
+fused_takes (const struct _CcGpu *g, const CcJob *job)
 {
+  const CcImage *src = job->src;
   const int r = job->mask_width / 2;
+  const bool in_place = src->on_device && src->type == CC_TYPE_FLOAT;
 
-  if (job->channels != 4 || job->terms != 1 || job->weighted || a.accumulate || !a.vec4 ||
-      job->mask_width != job->mask_height || r < 1 || r > FUSED_MAX_R ||
-      fused_shared_bytes (r) > g->shared_optin)
-    return 0;
-  return r;
+  return job->channels == 4 && job->terms == 1 && !job->weighted &&
+         job->mask_width == job->mask_height && r >= 1 && r <= FUSED_MAX_R &&
+         fused_shared_bytes (r) <= g->shared_optin &&
+         (!in_place || ((uintptr_t) src->data % 16 == 0 && src->stride % 16 == 0));
 }
 
 static cudaError_t
@@ -288,8 +292,10 @@ launch (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass, floa
         return err;
       return cc_register_launch (a, g->shared_optin, stream);
     }
-  if (const int r = fused_radius (g, job, a))
-    return launch_fused (g, job, a, r, stream);
+  /* The scheduler gave no room for a row pass's output here. */
+  if (fused_takes (g, job))
+    return a.vec4 ? launch_fused (g, job, a, job->mask_width / 2, stream)
+                  : cudaErrorMisalignedAddress;
 
   row.mask_width = w;
   row.mask_height = 1;
@@ -323,4 +329,4 @@ launch (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass, floa
 /* Each pass sets its own mask. */
 extern "C" const CcKernels cc_kernels_separable =
   { check, NULL, launch, /* constant */ true, /* one_lane */ true, /* passes */ true,
-    /* planes */ false };
+    /* planes */ false, fused_takes };
