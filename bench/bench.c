@@ -478,6 +478,10 @@ main (int argc, char **argv)
   printf ("FP32: %.1f TFLOP/s measured (FMA chains); the limit is the larger of the copy "
           "floor and the FP32 floor, 2 FLOP a tap an output sample (a Gaussian's: 2 x 2K "
           "taps, as two 1D passes)\n", gflops / 1e3);
+  if (markdown)
+    fprintf (markdown, "\n\\* limit: the larger of the copy floor and the FP32 floor (2 FLOP a "
+             "tap an output sample at the %.1f TFLOP/s measured; a Gaussian's as two 1D "
+             "passes).\n", gflops / 1e3);
   if (csv)
     fprintf (csv, "# GPU: %s; FP32 %.1f TFLOP/s; CUDA events, median of %d runs\n"
              "table,mask,k,series,ms\n", cc_context_device_name (ctx), gflops / 1e3, RUNS);

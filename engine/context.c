@@ -31,7 +31,7 @@ context_new (bool gpu, int threads)
             ctx->threads, ctx->threads == 1 ? "" : "s");
   ctx->budget = env.device_budget;
   ctx->cpu_only = !gpu;
-  ctx->gpu = gpu ? cc_gpu_new (&env) : NULL;
+  ctx->gpu = gpu ? cc_gpu_new (&env, ctx->threads) : NULL;
   return ctx;
 }
 

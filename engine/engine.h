@@ -159,7 +159,7 @@ extern const CcKernels cc_kernels_basic, cc_kernels_constant, cc_kernels_tiled,
 #endif
 
 /* The GPU back end (kernels/device.cu, or no-cuda.c without CUDA). */
-struct _CcGpu *cc_gpu_new        (const CcEnv *env);
+struct _CcGpu *cc_gpu_new        (const CcEnv *env, int threads);
 void           cc_gpu_free       (struct _CcGpu *gpu);
 CcStatus       cc_gpu_status     (struct _CcGpu *gpu, char *message, size_t size);
 const char    *cc_gpu_name       (struct _CcGpu *gpu);

@@ -12,7 +12,7 @@
 static const char why[] = "this build has no CUDA support (configured --without-cuda)";
 
 struct _CcGpu *
-cc_gpu_new (const CcEnv *env)
+cc_gpu_new (const CcEnv *env, int threads)
 {
   return NULL;
 }

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "gpu.cuh"
 
@@ -121,7 +120,7 @@ gpu_start (void *data)
 }
 
 extern "C" struct _CcGpu *
-cc_gpu_new (const CcEnv *env)
+cc_gpu_new (const CcEnv *env, int threads)
 {
   struct _CcGpu *g = (struct _CcGpu *) calloc (1, sizeof *g);
 
@@ -130,10 +129,9 @@ cc_gpu_new (const CcEnv *env)
   g->no_gpu = env->no_gpu;
   /* Off: one strip where the image fits, the driver's own copies. */
   g->pipeline = env->pipeline;
-  /* Staging copies on up to 16 threads, the caller's included: host memory
-   * saturates about there (docs: performance.md). */
-  g->stage_threads = env->threads ? env->threads : (int) sysconf (_SC_NPROCESSORS_ONLN);
-  g->stage_threads = (g->stage_threads > 16 ? 16 : g->stage_threads) - 1;
+  /* Staging copies on the context's threads up to 16, the caller's
+   * included: host memory saturates about there (docs: performance.md). */
+  g->stage_threads = (threads > 16 ? 16 : threads) - 1;
   pthread_mutex_init (&g->lock, NULL);
   cc_gpu_set_status (g, CC_ERROR_GPU, "GPU start-up did not run");
   if (pthread_create (&g->thread, NULL, gpu_start, g) != 0)

@@ -97,11 +97,11 @@ fma4 (float4 &acc, float k, const float4 &v)
   acc.w += k * v.w;
 }
 
-/* 8 outputs from the padded taps 'taps' over inputs 'stride' float4s
- * apart from 'in'. */
-template <int STRIDE_CONST>
+/* 8 outputs from the padded taps 'taps' over inputs STRIDE float4s apart
+ * from 'in'. */
+template <int STRIDE>
 __device__ __forceinline__ void
-filter8 (const float4 *in, int stride, const float *taps, int padded, float4 acc[FUSED_OUT])
+filter8 (const float4 *in, const float *taps, int padded, float4 acc[FUSED_OUT])
 {
 #pragma unroll 1
   for (int j = 0; j < padded; j += FUSED_OUT)
@@ -110,7 +110,7 @@ filter8 (const float4 *in, int stride, const float *taps, int padded, float4 acc
 
 #pragma unroll
       for (int u = 0; u < 2 * FUSED_OUT - 1; u++)
-        v[u] = in[(j + u) * (STRIDE_CONST ? STRIDE_CONST : stride)];
+        v[u] = in[(j + u) * STRIDE];
 #pragma unroll
       for (int jj = 0; jj < FUSED_OUT; jj++)
         {
@@ -175,7 +175,7 @@ conv_fused (const __grid_constant__ ConvArgs a, int R, int seg)
       {
         float4 acc[FUSED_OUT] = {};
 
-        filter8<1> (stage + r * SW + x0, 1, c_fused_taps[0], KP, acc);
+        filter8<1> (stage + r * SW + x0, c_fused_taps[0], KP, acc);
 #pragma unroll
         for (int o = 0; o < FUSED_OUT; o++)
           window[(w0 + r) * W + x0 + o] = acc[o];
@@ -200,7 +200,7 @@ conv_fused (const __grid_constant__ ConvArgs a, int R, int seg)
 
       if (more)
         stage_rows (y0 + FUSED_CH + R, FUSED_CH);   /* arrives during this column pass */
-      filter8<FUSED_WINDOW_STRIDE> (window + g * W + x, W, c_fused_taps[1], KP, acc);
+      filter8<FUSED_WINDOW_STRIDE> (window + g * W + x, c_fused_taps[1], KP, acc);
       if (bx0 + x < a.dst.width)
 #pragma unroll
         for (int o = 0; o < FUSED_OUT; o++)
