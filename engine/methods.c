@@ -23,8 +23,10 @@
  * times its height) and say where each method wins on 4096x4096 RGBA
  * (docs/performance.md): separable for rank-1 masks from 81 taps (9x9: its
  * one pass on RGBA, its two on 1 to 3 channels, beat or tie register
- * there; at 7x7 register wins on 1 and 3 channels), register up to a
- * 31x31 mask's, fft beyond. */
+ * there; at 7x7 register wins on 1 and 3 channels), register up to 24
+ * rows of a 25-wide class, fft from 25x25 (1.43 ms against 1.49 on RGBA,
+ * 1.11 against 1.27 on three channels; on one channel register still wins
+ * at 25x25, 0.44 against 0.50, and loses at 31x31). */
 const CcMethodInfo cc_methods[CC_METHOD_COUNT] =
 {
   [CC_METHOD_AUTO] = {
@@ -50,7 +52,7 @@ const CcMethodInfo cc_methods[CC_METHOD_COUNT] =
   [CC_METHOD_REGISTER] = {
     .name = "register", .gpu = true, .kernels = KERNELS (register),
     .summary = "GPU: several outputs a thread from a shared-memory tile",
-    .auto_order = 2, .auto_max_taps = 31 * 31 },
+    .auto_order = 2, .auto_max_taps = 25 * 24 },
   [CC_METHOD_SEPARABLE] = {
     .name = "separable", .gpu = true, .kernels = KERNELS (separable),
     .summary = "GPU: a mask of rank up to 3 as row and column passes",

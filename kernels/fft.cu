@@ -93,9 +93,8 @@ smooth (int x)
 
 /* Overlap-save: the output is cut into tiles of S x S' pixels; each is
  * computed from a T x T' transform of its input (S + mask - 1 = T), so no
- * circular wrap reaches a kept output.  Tiles of 256 to 2048 (fast sizes for
- * cuFFT) or one smooth transform of the whole region, whichever moves fewer
- * values; several tiles and channels go in one batched transform. */
+ * circular wrap reaches a kept output.  Several tiles and channels go in one
+ * batched transform. */
 struct Axis
 {
   int t;       /* transform side */
@@ -103,22 +102,37 @@ struct Axis
   int tiles;
 };
 
+/* A transform's time a point along one of its sides, relative (the square
+ * root of the 2D figure), with this method's own passes over the planes:
+ * 1024 is the cheapest, 512 and 2048 cost 4% to 6% more, 256 (its many
+ * small transforms) and 4096 some 17%, and sides that are not powers of two
+ * 60% to 80% more (measured on an H200: docs/performance.md). */
+static double
+side_cost (int t)
+{
+  if (t & (t - 1))
+    return 1.34;
+  return t == 256 ? 0.92 : t == 512 ? 0.83 : t == 1024 ? 0.78 : t == 2048 ? 0.81 : 0.91;
+}
+
+/* The side, power of two or one smooth transform of the whole length, whose
+ * tiles cost least; for a 4096-pixel side that is 512 up to 31 taps and 1024
+ * beyond, where the halo would eat more of a smaller tile. */
 static Axis
 axis_for (int length, int mask)
 {
-  static const int sides[] = { 256, 512, 1024, 2048 };
   Axis best;
 
   best.t = smooth (length + mask - 1);
   best.s = length;
   best.tiles = 1;
-  for (int t : sides)
+  for (int t = 256; t <= 4096; t *= 2)
     {
       const int s = t - (mask - 1);
       const int tiles = s > 0 ? (length + s - 1) / s : 0;
 
-      /* A power of two needs fewer passes: count a smooth side as 30% more. */
-      if (s >= 2 * (mask - 1) && (double) tiles * t < 1.3 * best.t * best.tiles)
+      if (tiles > 0 && (double) tiles * t * side_cost (t) <
+                       (double) best.tiles * best.t * side_cost (best.t))
         {
           best.t = t;
           best.s = s;
@@ -142,7 +156,8 @@ shape_for (int w, int h, int mw, int mh, int channels)
   Shape s;
 
   s.x = axis_for (w, mw);
-  s.y = axis_for (h, mh);
+  /* A one-row mask needs no transform down the columns: each row a tile. */
+  s.y = mh == 1 ? Axis { 1, 1, h } : axis_for (h, mh);
   s.pitch = 2 * (s.x.t / 2 + 1);
   s.plane = (size_t) s.pitch * s.y.t;
   s.transforms = s.x.tiles * s.y.tiles * channels;
@@ -190,22 +205,23 @@ fft_pad (const __grid_constant__ ConvArgs a, float *planes, Shape s)
     }
 }
 
-/* x *= conj (mask) * scale, for every transform's spectrum. */
+/* x *= conj (mask) * scale, for every transform's spectrum: blocks across
+ * a spectrum and down the transforms, so that many small transforms (a row
+ * each, for a one-row mask) keep as many threads busy as a few large ones. */
 __global__ void
 fft_multiply (float2 *spectra, const float2 *mask, size_t n, int transforms, size_t stride,
               float scale)
 {
-  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
-       i += (size_t) gridDim.x * blockDim.x)
-    {
-      const float2 m = mask[i];
-      for (int b = 0; b < transforms; b++)
-        {
-          float2 *x = spectra + b * stride + i;
-          const float2 v = *x;
-          *x = make_float2 ((v.x * m.x + v.y * m.y) * scale, (v.y * m.x - v.x * m.y) * scale);
-        }
-    }
+  for (int b = blockIdx.y; b < transforms; b += gridDim.y)
+    for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
+         i += (size_t) gridDim.x * blockDim.x)
+      {
+        const float2 m = mask[i];
+        float2 *x = spectra + b * stride + i;
+        const float2 v = *x;
+
+        *x = make_float2 ((v.x * m.x + v.y * m.y) * scale, (v.y * m.x - v.x * m.y) * scale);
+      }
 }
 
 template <int C>
@@ -293,25 +309,29 @@ cufft_error (cufftResult r)
 static cudaError_t
 make_plans (CcFftState *st, Shape s)
 {
+  /* Rank 1 where the transforms are a row each (a one-row mask). */
+  const int rank = s.y.t == 1 ? 1 : 2;
   int n[2] = { s.y.t, s.x.t };
   int real_embed[2] = { s.y.t, s.pitch };
   int complex_embed[2] = { s.y.t, s.pitch / 2 };
+  int *const dims = n + 2 - rank, *const re = real_embed + 2 - rank,
+      *const ce = complex_embed + 2 - rank;
   const int real_dist = (int) s.plane, complex_dist = (int) s.plane / 2;
   const int batch = s.transforms;
   cufftResult r;
 
   drop_plans (st);
-  if ((r = cufft.plan_many (&st->fwd, 2, n, real_embed, 1, real_dist, complex_embed, 1,
-                            complex_dist, CUFFT_R2C, batch)) != CUFFT_SUCCESS)
+  if ((r = cufft.plan_many (&st->fwd, rank, dims, re, 1, real_dist, ce, 1, complex_dist,
+                            CUFFT_R2C, batch)) != CUFFT_SUCCESS)
     return cufft_error (r);
-  if ((r = cufft.plan_many (&st->inv, 2, n, complex_embed, 1, complex_dist, real_embed, 1,
-                            real_dist, CUFFT_C2R, batch)) != CUFFT_SUCCESS)
+  if ((r = cufft.plan_many (&st->inv, rank, dims, ce, 1, complex_dist, re, 1, real_dist,
+                            CUFFT_C2R, batch)) != CUFFT_SUCCESS)
     {
       cufft.destroy (st->fwd);
       return cufft_error (r);
     }
-  if ((r = cufft.plan_many (&st->mask_plan, 2, n, real_embed, 1, real_dist, complex_embed,
-                            1, complex_dist, CUFFT_R2C, 1)) != CUFFT_SUCCESS)
+  if ((r = cufft.plan_many (&st->mask_plan, rank, dims, re, 1, real_dist, ce, 1,
+                            complex_dist, CUFFT_R2C, 1)) != CUFFT_SUCCESS)
     {
       cufft.destroy (st->fwd);
       cufft.destroy (st->inv);
@@ -413,7 +433,9 @@ cc_fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, float *plan
   if ((r = cufft.exec_r2c (st->fwd, planes, (cufftComplex *) planes)) != CUFFT_SUCCESS)
     return cufft_error (r);
   /* cuFFT leaves the size out; fold it in with the divisor. */
-  fft_multiply<<<2048, 256, 0, stream>>> ((float2 *) planes, st->mask_spectrum, n,
+  const dim3 grid (n / 256 + 1 < 4096 ? (unsigned) (n / 256 + 1) : 4096,
+                   s.transforms < 65535 ? s.transforms : 65535);
+  fft_multiply<<<grid, 256, 0, stream>>> ((float2 *) planes, st->mask_spectrum, n,
                                           s.transforms, s.plane / 2,
                                           a.inv_divisor / ((float) s.x.t * s.y.t));
   if ((err = cudaGetLastError ()) != cudaSuccess)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Draws make bench's CSV (bench --csv FILE) as an SVG: ms against mask size
-on a log scale, one line a method, NPP, the copy floor and the FP32 floor,
+"""Draws make bench's CSV (bench --csv FILE) as an SVG: ms against mask size,
+both on log scales, one line a method, NPP, the copy floor and the FP32 floor,
 random masks and Gaussian blurs side by side, the GPU named in the title.
 Python's standard library only.
 
@@ -49,7 +49,6 @@ def main():
     values = [ms for t, _, _, ms in rows if t in dict(PANELS)]
     lo = 10 ** math.floor(math.log10(min(values)))
     hi = 10 ** math.ceil(math.log10(max(values)))
-    ks = sorted({k for t, k, _, _ in rows if t in dict(PANELS)})
     legend_w = 130
     total_w = len(PANELS) * W + legend_w
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{total_w}" height="{H}" '
@@ -60,9 +59,10 @@ def main():
     for p, (table, title) in enumerate(PANELS):
         x0, x1 = p * W + LEFT, (p + 1) * W - 12
         y0, y1 = TOP, H - BOTTOM
+        ks = sorted({k for t, k, _, _ in rows if t == table})
 
         def X(k):
-            return x0 + (x1 - x0) * (k - ks[0]) / (ks[-1] - ks[0])
+            return x0 + (x1 - x0) * math.log(k / ks[0]) / math.log(ks[-1] / ks[0])
 
         def Y(ms):
             return y1 - (y1 - y0) * (math.log10(ms) - math.log10(lo)) / \
@@ -85,7 +85,7 @@ def main():
         for k in ks:
             out.append(f'<text x="{X(k):.1f}" y="{y1 + 16}" text-anchor="middle">{k}</text>')
         out.append(f'<text x="{(x0 + x1) / 2}" y="{y1 + 34}" text-anchor="middle">'
-                   f'mask width and height</text>')
+                   f'mask width and height (log scale)</text>')
         if p == 0:
             out.append(f'<text x="14" y="{(y0 + y1) / 2}" text-anchor="middle" '
                        f'transform="rotate(-90 14 {(y0 + y1) / 2})">ms (log scale)</text>')
