@@ -97,36 +97,31 @@ fma4 (float4 &acc, float k, const float4 &v)
   acc.w += k * v.w;
 }
 
-/* 8 outputs from the padded taps 'taps' over inputs STRIDE float4s apart
- * from 'in'. */
-template <int STRIDE>
+/* 8 outputs from the KP padded taps 'taps' over inputs STRIDE float4s apart
+ * from 'in': each input loaded once and taken by every output it reaches,
+ * KP + 7 shared-memory loads for 8 KP taps, the taps immediate operands
+ * from constant memory.  Each output sums its taps in order. */
+template <int STRIDE, int KP>
 __device__ __forceinline__ void
-filter8 (const float4 *in, const float *taps, int padded, float4 acc[FUSED_OUT])
+filter8 (const float4 *in, const float *taps, float4 acc[FUSED_OUT])
 {
-#pragma unroll 1
-  for (int j = 0; j < padded; j += FUSED_OUT)
+#pragma unroll
+  for (int u = 0; u < KP + FUSED_OUT - 1; u++)
     {
-      float4 v[2 * FUSED_OUT - 1];
+      const float4 v = in[u * STRIDE];
 
 #pragma unroll
-      for (int u = 0; u < 2 * FUSED_OUT - 1; u++)
-        v[u] = in[(j + u) * STRIDE];
-#pragma unroll
-      for (int jj = 0; jj < FUSED_OUT; jj++)
-        {
-          const float k = taps[j + jj];
-
-#pragma unroll
-          for (int o = 0; o < FUSED_OUT; o++)
-            fma4 (acc[o], k, v[jj + o]);
-        }
+      for (int o = 0; o < FUSED_OUT; o++)
+        if (u - o >= 0 && u - o < KP)
+          fma4 (acc[o], taps[u - o], v);
     }
 }
 
+template <int KP>
 __global__ void __launch_bounds__ (256, 2)
 conv_fused (const __grid_constant__ ConvArgs a, int R, int seg)
 {
-  const int KP = fused_padded (R), SW = fused_stage_stride (R), IN_W = fused_in_width (R);
+  const int SW = fused_stage_stride (R), IN_W = fused_in_width (R);
   const int WR = fused_window_rows (R), W = FUSED_WINDOW_STRIDE;
   extern __shared__ float4 fused_shared[];
   float4 *const stage = fused_shared, *const window = fused_shared + FUSED_CH * SW;
@@ -175,7 +170,7 @@ conv_fused (const __grid_constant__ ConvArgs a, int R, int seg)
       {
         float4 acc[FUSED_OUT] = {};
 
-        filter8<1> (stage + r * SW + x0, c_fused_taps[0], KP, acc);
+        filter8<1, KP> (stage + r * SW + x0, c_fused_taps[0], acc);
 #pragma unroll
         for (int o = 0; o < FUSED_OUT; o++)
           window[(w0 + r) * W + x0 + o] = acc[o];
@@ -200,7 +195,7 @@ conv_fused (const __grid_constant__ ConvArgs a, int R, int seg)
 
       if (more)
         stage_rows (y0 + FUSED_CH + R, FUSED_CH);   /* arrives during this column pass */
-      filter8<FUSED_WINDOW_STRIDE> (window + g * W + x, c_fused_taps[1], KP, acc);
+      filter8<FUSED_WINDOW_STRIDE, KP> (window + g * W + x, c_fused_taps[1], acc);
       if (bx0 + x < a.dst.width)
 #pragma unroll
         for (int o = 0; o < FUSED_OUT; o++)
@@ -258,6 +253,10 @@ launch_fused (const struct _CcGpu *g, const CcJob *job, const ConvArgs &a, int r
   seg = seg < FUSED_MIN_SEG ? FUSED_MIN_SEG : (seg + FUSED_CH - 1) / FUSED_CH * FUSED_CH;
   const dim3 grid (bands, (a.dst.height + seg - 1) / seg);
   float taps[2][FUSED_TAPS] = {};
+  /* A kernel for each padded tap count, so that its taps are unrolled. */
+  void (*const kernels[]) (ConvArgs, int, int) = { conv_fused<8>, conv_fused<16>,
+                                                   conv_fused<24>, conv_fused<32> };
+  void (*const kernel) (ConvArgs, int, int) = kernels[fused_padded (r) / FUSED_OUT - 1];
   cudaError_t err;
 
   for (int i = 0; i < 2 * r + 1; i++)
@@ -267,10 +266,10 @@ launch_fused (const struct _CcGpu *g, const CcJob *job, const ConvArgs &a, int r
     }
   if ((err = cudaMemcpyToSymbolAsync (c_fused_taps, taps, sizeof taps, 0,
                                       cudaMemcpyHostToDevice, stream)) != cudaSuccess ||
-      (err = cudaFuncSetAttribute (conv_fused, cudaFuncAttributeMaxDynamicSharedMemorySize,
+      (err = cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    (int) shared)) != cudaSuccess)
     return err;
-  conv_fused<<<grid, 256, shared, stream>>> (a, r, seg);
+  kernel<<<grid, 256, shared, stream>>> (a, r, seg);
   return cudaGetLastError ();
 }
 
