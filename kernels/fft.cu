@@ -103,21 +103,22 @@ struct Axis
 };
 
 /* A transform's time a point along one of its sides, relative (the square
- * root of the 2D figure), with this method's own passes over the planes:
- * 1024 is the cheapest, 512 and 2048 cost 4% to 6% more, 256 (its many
- * small transforms) and 4096 some 17%, and sides that are not powers of two
- * 60% to 80% more (measured on an H200: docs/performance.md). */
+ * root of the 2D figure, this method's passes over the planes included):
+ * powers of two from 256 to 1024 cost within 4% of each other, 2048 6%
+ * more, 4096 12%, and other sides, whose transforms take cuFFT 1.3 to 3
+ * times as long a point, some 70% more (measured on an H200:
+ * docs/performance.md). */
 static double
 side_cost (int t)
 {
   if (t & (t - 1))
     return 1.34;
-  return t == 256 ? 0.92 : t == 512 ? 0.83 : t == 1024 ? 0.78 : t == 2048 ? 0.81 : 0.91;
+  return t == 256 ? 0.79 : t == 512 ? 0.81 : t == 1024 ? 0.78 : t == 2048 ? 0.83 : 0.87;
 }
 
 /* The side, power of two or one smooth transform of the whole length, whose
- * tiles cost least; for a 4096-pixel side that is 512 up to 31 taps and 1024
- * beyond, where the halo would eat more of a smaller tile. */
+ * tiles cost least; for a 4096-pixel side that is 256 up to 25 taps, 512 to
+ * 31 and 1024 beyond, where the halo would eat more of a smaller tile. */
 static Axis
 axis_for (int length, int mask)
 {
