@@ -186,6 +186,48 @@ test_walks (CcContext *ctx, bool reduced)
   printf ("walks: %d cases, %d failed\n", cases, failed);
 }
 
+/* fft's overlap-save tiles, several to a side, of each power of two its cost
+ * picks (256, 512, 1024; the sweep's images give one, or several of 256),
+ * and a one-row mask's rank-1 transforms across 512-pixel tiles.
+ * 'reduced': the small ones run under compute-sanitizer too. */
+static void
+test_fft_tiles (CcContext *ctx, bool reduced)
+{
+  static const struct
+  {
+    int mask_width, mask_height, channels, width, height, reduced;
+  } tiles[] = {
+    { 25, 25, 4, 600, 300, 0 },   /* 3 x 2 tiles of 256 */
+    { 63, 3, 4, 1300, 12, 1 },    /* 3 of 512 across */
+    { 3, 63, 3, 12, 1300, 0 },    /* 3 of 512 down */
+    { 127, 5, 1, 2000, 9, 0 },    /* 3 of 1024 across */
+    { 31, 1, 2, 5000, 3, 1 }      /* rank 1, 11 of 512 across */
+  };
+  static const CcMethod fft[] = { CC_METHOD_FFT };
+  const int n = sizeof tiles / sizeof tiles[0];
+  int failed = 0, cases = 0;
+
+  for (int i = 0; i < n; i++)
+    {
+      CheckCase c;
+
+      if (reduced && !tiles[i].reduced)
+        continue;
+      memset (&c, 0, sizeof c);
+      c.mask_width = tiles[i].mask_width;
+      c.mask_height = tiles[i].mask_height;
+      c.src_width = c.out_width = tiles[i].width;
+      c.src_height = c.out_height = tiles[i].height;
+      c.channels = tiles[i].channels;
+      c.src_type = c.dst_type = CC_TYPE_FLOAT;
+      c.border = (CcBorder) (i % CC_BORDER_COUNT);
+      c.clamp = i % 2;
+      failed += check_case (ctx, &c, fft, 1) ? 1 : 0;
+      cases++;
+    }
+  printf ("fft tiles: %d cases, %d failed\n", cases, failed);
+}
+
 /* Separable's one pass keeps the row pass's output in shared memory, so it
  * asks no device memory for it: a device-resident RGBA image whose two
  * passes would need its 3.7 MB of filtered rows runs under a 1 MB budget,
@@ -421,6 +463,7 @@ main (void)
       /* For compute-sanitizer, which runs each kernel many times slower. */
       check_reduced (ctx, methods, n);
       test_walks (ctx, true);
+      test_fft_tiles (ctx, true);
       test_3x3 (ctx, true);
       test_strips (ctx, methods, n, 1);
       test_one_pass_memory (ctx);
@@ -431,6 +474,7 @@ main (void)
       check_known (ctx, methods, n);
       check_sweep (ctx, methods, n, true);
       test_walks (ctx, false);
+      test_fft_tiles (ctx, false);
       test_3x3 (ctx, false);
       test_strips (ctx, methods, n, 3);
       test_one_pass_memory (ctx);
