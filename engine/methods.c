@@ -24,9 +24,8 @@
  * (docs/performance.md): separable for rank-1 masks from 81 taps (9x9: its
  * one pass on RGBA, its two on 1 to 3 channels, beat or tie register
  * there; at 7x7 register wins on 1 and 3 channels), register up to 24
- * rows of a 25-wide class, fft from 25x25 (1.43 ms against 1.49 on RGBA,
- * 1.11 against 1.27 on three channels; on one channel register still wins
- * at 25x25, 0.44 against 0.50, and loses at 31x31). */
+ * rows of a 25-wide class, fft from 25x25 (where it wins on three and four
+ * channels; on one channel register still wins at 25x25, not at 31x31). */
 const CcMethodInfo cc_methods[CC_METHOD_COUNT] =
 {
   [CC_METHOD_AUTO] = {
