@@ -139,20 +139,53 @@ test_strips (CcContext *ctx, const CcMethod *methods, int n, int n_shapes)
   cc_context_set_device_budget (ctx, 0);
 }
 
+/* A float image of one mask shape against the gold, its border and clamping
+ * by its place in a table; under all of 'methods' where the mask is a sum of
+ * outer products, else under the first.  'reduced': it runs under
+ * compute-sanitizer too. */
+typedef struct
+{
+  int mask_width, mask_height, channels, width, height, rank, reduced;
+} ImageCase;
+
+static void
+check_images (CcContext *ctx, const char *what, const ImageCase *images, int n, bool reduced,
+              const CcMethod *methods, int n_methods)
+{
+  int failed = 0, cases = 0;
+
+  for (int i = 0; i < n; i++)
+    {
+      CheckCase c;
+
+      if (reduced && !images[i].reduced)
+        continue;
+      memset (&c, 0, sizeof c);
+      c.mask_width = images[i].mask_width;
+      c.mask_height = images[i].mask_height;
+      c.src_width = c.out_width = images[i].width;
+      c.src_height = c.out_height = images[i].height;
+      c.channels = images[i].channels;
+      c.src_type = c.dst_type = CC_TYPE_FLOAT;
+      c.border = (CcBorder) (i % CC_BORDER_COUNT);
+      c.clamp = i % 2;
+      c.mask_rank = images[i].rank;
+      failed += check_case (ctx, &c, methods, c.mask_rank ? n_methods : 1) ? 1 : 0;
+      cases++;
+    }
+  printf ("%s: %d cases, %d failed\n", what, cases, failed);
+}
+
 /* Images with more tiles than the GPU holds blocks at once, so that each
  * block walks several tiles: its first two by its index, then claimed ones
  * (on an H100, the 1x31, 5x5, 7x7 RGBA and 9x9 RGBA walks and the 1D
  * signal claim), with its next tile prefetched into the second buffer
  * where two fit, most tiles loaded by the bulk-copy engine.  The sweep's
- * images give a block a tile or so.  'reduced': the walks run under
- * compute-sanitizer too. */
+ * images give a block a tile or so. */
 static void
 test_walks (CcContext *ctx, bool reduced)
 {
-  static const struct
-  {
-    int mask_width, mask_height, channels, width, height, rank, reduced;
-  } walks[] = {
+  static const ImageCase walks[] = {
     { 3, 3, 4, 2300, 1100, 0, 0 }, { 9, 9, 3, 1300, 900, 0, 0 },
     { 15, 15, 2, 1000, 900, 0, 0 }, { 25, 25, 1, 1400, 1000, 1, 0 },
     { 25, 1, 1, 12000000, 1, 0, 0 }, { 1, 31, 4, 700, 3000, 0, 1 },
@@ -161,71 +194,26 @@ test_walks (CcContext *ctx, bool reduced)
     { 31, 31, 4, 400, 700, 1, 0 }, { 11, 11, 4, 300, 600, 1, 1 }
   };
   static const CcMethod methods[] = { CC_METHOD_REGISTER, CC_METHOD_SEPARABLE };
-  const int n = sizeof walks / sizeof walks[0];
-  int failed = 0, cases = 0;
 
-  for (int i = 0; i < n; i++)
-    {
-      CheckCase c;
-
-      if (reduced && !walks[i].reduced)
-        continue;
-      memset (&c, 0, sizeof c);
-      c.mask_width = walks[i].mask_width;
-      c.mask_height = walks[i].mask_height;
-      c.src_width = c.out_width = walks[i].width;
-      c.src_height = c.out_height = walks[i].height;
-      c.channels = walks[i].channels;
-      c.src_type = c.dst_type = CC_TYPE_FLOAT;
-      c.border = (CcBorder) (i % CC_BORDER_COUNT);
-      c.clamp = i % 2;
-      c.mask_rank = walks[i].rank;
-      failed += check_case (ctx, &c, methods, c.mask_rank ? 2 : 1) ? 1 : 0;
-      cases++;
-    }
-  printf ("walks: %d cases, %d failed\n", cases, failed);
+  check_images (ctx, "walks", walks, sizeof walks / sizeof walks[0], reduced, methods, 2);
 }
 
 /* fft's overlap-save tiles, several to a side, of each power of two its cost
  * picks (256, 512, 1024; the sweep's images give one, or several of 256),
- * and a one-row mask's rank-1 transforms across 512-pixel tiles.
- * 'reduced': the small ones run under compute-sanitizer too. */
+ * and a one-row mask's rank-1 transforms across 512-pixel tiles. */
 static void
 test_fft_tiles (CcContext *ctx, bool reduced)
 {
-  static const struct
-  {
-    int mask_width, mask_height, channels, width, height, reduced;
-  } tiles[] = {
-    { 25, 25, 4, 600, 300, 0 },   /* 3 x 2 tiles of 256 */
-    { 63, 3, 4, 1300, 12, 1 },    /* 3 of 512 across */
-    { 3, 63, 3, 12, 1300, 0 },    /* 3 of 512 down */
-    { 127, 5, 1, 2000, 9, 0 },    /* 3 of 1024 across */
-    { 31, 1, 2, 5000, 3, 1 }      /* rank 1, 11 of 512 across */
+  static const ImageCase tiles[] = {
+    { 25, 25, 4, 600, 300, 0, 0 },   /* 3 x 2 tiles of 256 */
+    { 63, 3, 4, 1300, 12, 0, 1 },    /* 3 of 512 across */
+    { 3, 63, 3, 12, 1300, 0, 0 },    /* 3 of 512 down */
+    { 127, 5, 1, 2000, 9, 0, 0 },    /* 3 of 1024 across */
+    { 31, 1, 2, 5000, 3, 0, 1 }      /* rank 1, 11 of 512 across */
   };
   static const CcMethod fft[] = { CC_METHOD_FFT };
-  const int n = sizeof tiles / sizeof tiles[0];
-  int failed = 0, cases = 0;
 
-  for (int i = 0; i < n; i++)
-    {
-      CheckCase c;
-
-      if (reduced && !tiles[i].reduced)
-        continue;
-      memset (&c, 0, sizeof c);
-      c.mask_width = tiles[i].mask_width;
-      c.mask_height = tiles[i].mask_height;
-      c.src_width = c.out_width = tiles[i].width;
-      c.src_height = c.out_height = tiles[i].height;
-      c.channels = tiles[i].channels;
-      c.src_type = c.dst_type = CC_TYPE_FLOAT;
-      c.border = (CcBorder) (i % CC_BORDER_COUNT);
-      c.clamp = i % 2;
-      failed += check_case (ctx, &c, fft, 1) ? 1 : 0;
-      cases++;
-    }
-  printf ("fft tiles: %d cases, %d failed\n", cases, failed);
+  check_images (ctx, "fft tiles", tiles, sizeof tiles / sizeof tiles[0], reduced, fft, 1);
 }
 
 /* Separable's one pass keeps the row pass's output in shared memory, so it
