@@ -63,7 +63,7 @@ CC_TEST_MODE=fault CUDA_CONVOLVE_FAULT=cpu run python-fu-eval "$env_test" fault
 plug_in_pid ()   # the plug-in running a procedure (GIMP passes -run), not a query
 {
   for d in /proc/[0-9]*; do
-    case "$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null)" in
+    case "$(tr '\0' ' ' 2>/dev/null <"$d/cmdline")" in
       */plug-in-cuda-convolve\ *-run*) echo "${d#/proc/}"; return ;;
     esac
   done

@@ -54,8 +54,10 @@ def test_killed():
     does the same from outside, half a second into this long call, and
     writes the time it did so to CC_KILL_FILE.  The call must fail at once
     and leave the layer and its undo state as they were (the one merge
-    comes last)."""
-    image, layer, px = new_image(800, 600)
+    comes last).  The call must take seconds: at 800x600 it took under one
+    on two cores, and a kill half a second in, late on a loaded machine,
+    once landed in that merge."""
+    image, layer, px = new_image(1600, 1200)
     raw = px.raw()
     m = [rng.uniform(-0.5, 1.0) for _ in range(127 * 127)]
     status, values = run(image, [layer], mask_width=127, mask_height=127, matrix=m,
