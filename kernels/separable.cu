@@ -48,13 +48,13 @@ check (const CcJob *job, size_t *shared, char *message, size_t size)
  * read once (its halo columns from L2) and written once, where two passes
  * wrote and read the whole image between them; only the 2R rows a block
  * starts with are filtered twice.  Each thread takes 8 outputs of a pass,
- * adjacent along x or along y, 8 taps at a time: 15 loads from shared
- * memory at offsets the compiler knows, then 8 x 8 FMAs, so that loads,
- * taps and addressing stay a tenth of the work (ncu: a sliding window with
- * a ring buffer's wrap spent a third of the issue slots on them).  The
- * taps are a run-time loop padded with zeros to a multiple of 8, so that
- * one small kernel serves every radius (a loop unrolled per radius grew
- * past the instruction cache and ran slower than two passes).  RGBA, one
+ * adjacent along x or along y, and loads each input once from shared
+ * memory at an offset the compiler knows, so that loads, taps and
+ * addressing stay small beside the FMAs (ncu: a sliding window with a ring
+ * buffer's wrap spent a third of the issue slots on them).  The taps are
+ * padded with zeros to a multiple of 8, one kernel for each such count
+ * (four kernels, where one unrolled for each radius grew past the
+ * instruction cache and ran slower than two passes).  RGBA, one
  * term, square masks up to 31x31 (a narrower axis padded with zero taps
  * would carry a NaN beyond the mask's reach); the rest take the two passes
  * below. */
@@ -62,7 +62,7 @@ constexpr int FUSED_BW = 64;
 constexpr int FUSED_CH = 32;
 constexpr int FUSED_MIN_SEG = 256;
 constexpr int FUSED_MAX_R = 15;
-constexpr int FUSED_OUT = 8;   /* outputs a thread a pass, and taps a step */
+constexpr int FUSED_OUT = 8;   /* outputs a thread a pass; taps are padded to its multiples */
 constexpr int FUSED_TAPS = 32; /* 2 * FUSED_MAX_R + 1, padded to a multiple of FUSED_OUT */
 /* Staged columns a thread copies: a warp covers 32 of the tile's. */
 constexpr int FUSED_STAGE_COLS = (FUSED_BW + FUSED_TAPS - 1 + 31) / 32;
