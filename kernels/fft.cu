@@ -3,8 +3,9 @@
  * factors 2, 3, 5 and 7, transformed, multiplied by the conjugate of the
  * mask's spectrum (correlation, as the definition is), and transformed
  * back: by cuFFT, but for tiles 256 to 2048 tall, whose column transforms
- * and product are one kernel of this file (fft_columns).  cuFFT is loaded with dlopen on first use, so the
- * plug-in and the tool run where it is absent; then this method says so.
+ * and product are one kernel of this file (fft_columns).  cuFFT is loaded
+ * with dlopen on first use, so the plug-in and the tool run where it is
+ * absent; then this method says so.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
