@@ -2,7 +2,7 @@
  * halo, border resolved) is padded into planes whose sides have only the
  * factors 2, 3, 5 and 7, transformed, multiplied by the conjugate of the
  * mask's spectrum (correlation, as the definition is), and transformed
- * back: by cuFFT, but for tiles 256 to 2048 tall, whose column transforms
+ * back: by cuFFT, but for tiles 256 to 1024 tall, whose column transforms
  * and product are one kernel of this file (fft_columns).  cuFFT is loaded
  * with dlopen on first use, so the plug-in and the tool run where it is
  * absent; then this method says so.
@@ -145,6 +145,13 @@ axis_for (int length, int mask)
   return best;
 }
 
+/* Whether fft_columns transforms the columns of tiles t tall. */
+static bool
+columns_take (int t)
+{
+  return t == 256 || t == 512 || t == 1024;
+}
+
 struct Shape
 {
   Axis   x, y;
@@ -229,32 +236,51 @@ fft_multiply (float2 *spectra, const float2 *mask, size_t n, int transforms, siz
 
 /* ---- The transforms down the columns, with the product, in one kernel ----
  *
- * Where a tile's side down is a power of two from 256 to 2048, cuFFT
- * transforms only the rows (a 1D transform each, forward and back), and one
- * kernel does the rest: a block takes COLS adjacent columns of a tile's
- * row spectra, transforms them down in shared memory, multiplies by the
- * conjugate of the mask's spectrum, transforms back and writes them where
- * it read them.  cuFFT's 2D transforms each read and wrote every spectrum
- * twice (rows, then columns) and the product once more; here the column
- * transforms and the product read and write it once.  The transforms are
- * Stockham's, radix 8 and 16, three passes at most, each from one buffer
- * in shared memory to the other in natural order; the inverse is the
- * forward transform of the conjugate, conjugated. */
+ * Where a tile's side down is 256, 512 or 1024, cuFFT transforms only the
+ * rows (a 1D transform each, forward and back), and one kernel does the
+ * rest: a block stages a group of a tile's row-spectrum columns in shared
+ * memory (coalesced), and each column's T points go to L = T / 32 lanes of
+ * a warp, 32 points a lane, point n to lane n mod L.  A lane's 32 points
+ * are a DFT of 32 in registers; after the twiddles, one exchange through
+ * the column's own slots (the warp's alone, so no block barrier) gives
+ * each lane whole DFTs of L across the lanes; then the product with the
+ * mask's conjugate spectrum, and the inverse the same way (the forward
+ * transform of the conjugate, conjugated).  The spectra are read and
+ * written once, with two block barriers: cuFFT's 2D transforms read and
+ * wrote them twice each, and the product once more. */
 constexpr int COLUMN_THREADS = 256;
-constexpr int COLUMN_POINTS = 4096;   /* a block's: 16 a thread */
-constexpr int COLUMN_MIN = 256, COLUMN_MAX = 2048;
+constexpr int COLUMN_POINTS = 8192;   /* a block's: 32 a thread */
 
-/* Columns a block. */
+/* Columns a block, for tiles T tall. */
 __host__ __device__ constexpr int
 column_count (int t)
 {
   return COLUMN_POINTS / t;
 }
 
-static bool
-columns_take (int t)
+/* Shared memory holds a block's columns one after another, column c from
+ * slot c S + (c / 2 where T = 256), S (column_stride) at least the
+ * exchange's 32 (L + 1) slots; S and the skew put the staging's stores (a
+ * half warp's 2 rows of 8 columns, or a row of 16) and the exchanges of
+ * half warps holding two columns on distinct banks, 8-byte slots counted
+ * mod 16. */
+__host__ __device__ constexpr int
+column_stride (int t)
 {
-  return t >= COLUMN_MIN && t <= COLUMN_MAX && !(t & (t - 1));
+  return t == 1024 ? 1058 : t == 512 ? 545 : 296;
+}
+
+__host__ __device__ constexpr int
+column_base (int t, int c)
+{
+  return c * column_stride (t) + (t == 256 ? c / 2 : 0);
+}
+
+/* Slots the columns take, then the twiddles' T. */
+__host__ __device__ constexpr int
+column_slots (int t)
+{
+  return column_base (t, column_count (t)) + t;
 }
 
 __device__ __forceinline__ float2
@@ -263,7 +289,35 @@ cmul (float2 a, float2 b)
   return make_float2 (a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
 
-/* Forward DFTs of 4, 8 and 16 points, in place, in natural order. */
+/* v e^(-2 pi i m / 32), m known at compile time: quarter turns and eighths
+ * are exact or one multiply a part. */
+__device__ __forceinline__ float2
+rotate32 (float2 v, int m)
+{
+  const float cos32[32] = {
+    1.000000000f, 0.980785280f, 0.923879533f, 0.831469612f, 0.707106781f, 0.555570233f,
+    0.382683432f, 0.195090322f, 0.0f, -0.195090322f, -0.382683432f, -0.555570233f,
+    -0.707106781f, -0.831469612f, -0.923879533f, -0.980785280f, -1.0f, -0.980785280f,
+    -0.923879533f, -0.831469612f, -0.707106781f, -0.555570233f, -0.382683432f,
+    -0.195090322f, 0.0f, 0.195090322f, 0.382683432f, 0.555570233f, 0.707106781f,
+    0.831469612f, 0.923879533f, 0.980785280f };
+  const float r = 0.70710678118654752f;
+
+  switch (m & 31)
+    {
+    case 0:  return v;
+    case 4:  return make_float2 ((v.x + v.y) * r, (v.y - v.x) * r);
+    case 8:  return make_float2 (v.y, -v.x);
+    case 12: return make_float2 ((v.y - v.x) * r, -(v.x + v.y) * r);
+    case 16: return make_float2 (-v.x, -v.y);
+    case 20: return make_float2 (-(v.x + v.y) * r, (v.x - v.y) * r);
+    case 24: return make_float2 (-v.y, v.x);
+    case 28: return make_float2 ((v.x - v.y) * r, (v.x + v.y) * r);
+    default: return cmul (v, make_float2 (cos32[m & 31], -cos32[(m + 24) & 31]));
+    }
+}
+
+/* Forward DFTs of 4 to 32 points, in place, in natural order. */
 template <int R>
 __device__ __forceinline__ void
 dft (float2 *u);
@@ -287,279 +341,210 @@ template <>
 __device__ __forceinline__ void
 dft<8> (float2 *u)
 {
-  const float r = 0.70710678118654752f;
   float2 e[4] = { u[0], u[2], u[4], u[6] }, o[4] = { u[1], u[3], u[5], u[7] };
 
   dft<4> (e);
   dft<4> (o);
-  /* o[k] times e^(-2 pi i k / 8) */
-  o[1] = make_float2 ((o[1].x + o[1].y) * r, (o[1].y - o[1].x) * r);
-  o[2] = make_float2 (o[2].y, -o[2].x);
-  o[3] = make_float2 ((o[3].y - o[3].x) * r, -(o[3].x + o[3].y) * r);
 #pragma unroll
   for (int k = 0; k < 4; k++)
     {
-      u[k] = make_float2 (e[k].x + o[k].x, e[k].y + o[k].y);
-      u[k + 4] = make_float2 (e[k].x - o[k].x, e[k].y - o[k].y);
+      const float2 t = rotate32 (o[k], 4 * k);
+
+      u[k] = make_float2 (e[k].x + t.x, e[k].y + t.y);
+      u[k + 4] = make_float2 (e[k].x - t.x, e[k].y - t.y);
     }
 }
 
-/* 16 points as 4 x 4: DFTs of 4 down, twiddles W16^(n2 k1), DFTs of 4
- * across; input 4 n1 + n2, output k1 + 4 k2. */
-template <>
+/* 16 and 32 points as 4 x (R / 4): DFTs of 4 down, twiddles W_R^(n2 k1),
+ * DFTs of R / 4 across; input (R / 4) n1 + n2, output k1 + 4 k2. */
+template <int R>
 __device__ __forceinline__ void
-dft<16> (float2 *u)
+dft (float2 *u)
 {
-  /* cos and sin of 2 pi m / 16, m = 0 .. 9 */
-  const float c16[10] = { 1.0f, 0.92387953f, 0.70710678f, 0.38268343f, 0.0f,
-                          -0.38268343f, -0.70710678f, -0.92387953f, -1.0f, -0.92387953f };
-  const float s16[10] = { 0.0f, 0.38268343f, 0.70710678f, 0.92387953f, 1.0f,
-                          0.92387953f, 0.70710678f, 0.38268343f, 0.0f, -0.38268343f };
-  float2 a[4][4];
+  constexpr int B = R / 4;
+  float2 a[B][4];
 
 #pragma unroll
-  for (int n2 = 0; n2 < 4; n2++)
+  for (int n2 = 0; n2 < B; n2++)
     {
 #pragma unroll
       for (int n1 = 0; n1 < 4; n1++)
-        a[n2][n1] = u[4 * n1 + n2];
+        a[n2][n1] = u[B * n1 + n2];
       dft<4> (a[n2]);
 #pragma unroll
       for (int k1 = 1; k1 < 4; k1++)
-        if (n2 > 0)
-          a[n2][k1] = cmul (a[n2][k1], make_float2 (c16[n2 * k1], -s16[n2 * k1]));
+        a[n2][k1] = rotate32 (a[n2][k1], n2 * k1 * (32 / R));
     }
 #pragma unroll
   for (int k1 = 0; k1 < 4; k1++)
     {
-      float2 b[4] = { a[0][k1], a[1][k1], a[2][k1], a[3][k1] };
+      float2 b[B];
 
-      dft<4> (b);
 #pragma unroll
-      for (int k2 = 0; k2 < 4; k2++)
+      for (int n2 = 0; n2 < B; n2++)
+        b[n2] = a[n2][k1];
+      dft<B> (b);
+#pragma unroll
+      for (int k2 = 0; k2 < B; k2++)
         u[k1 + 4 * k2] = b[k2];
     }
 }
 
-/* What a pass does with its results: keeps them; keeps
- * conj (x * conj (mask)) * scale (the product, conjugated for the
- * inverse); or writes their conjugates (the inverse done). */
-enum { KEEP, MULTIPLY, WRITE_BACK };
-
-/* The mask's spectrum at the block's first column, 'stride' complex a row,
- * and the scale cuFFT leaves out folded with the divisor. */
-struct MaskAt
-{
-  const float2 *p;
-  int           stride;
-  float         scale;
-};
-
-/* Where a pass reads and writes: element (row y, column c) of the COLS
- * columns at p[y' * stride + c], y' = y, or with gaps y + y / 16: a gap
- * row every 16, so that a first pass's outputs, R rows apart from one
- * thread to the next, fall on different banks.  Columns from 'valid' on
- * lie past the spectrum's edge, read as zeros and not written. */
-struct ColumnsAt
-{
-  float2 *p;
-  int     stride;
-  int     valid;
-  bool    gaps;
-
-  __device__ __forceinline__ float2 &
-  at (int y, int c) const
-  {
-    return p[(gaps ? y + (y >> 4) : y) * stride + c];
-  }
-};
-
-/* Whether shared memory has the gaps: they gained 3% on sides of 256 and
- * cost 3% on 1024 (docs/performance.md). */
-__host__ __device__ constexpr bool
-column_gaps (int t)
-{
-  return t <= 512;
-}
-
-/* Rows a buffer in shared memory takes. */
-__host__ __device__ constexpr int
-buffer_rows (int t)
-{
-  return column_gaps (t) ? t + t / 16 : t;
-}
-
-/* One Stockham pass of radix R over the COLS columns of T points, P the
- * length of the transforms done so far: input i + j T / R, twiddled by
- * W^(j k T / (P R)) (k = i mod P), goes through a DFT to output
- * (i - k) R + k + j P.  It writes elsewhere than it reads, so each
- * butterfly is written as soon as it is done, and one block barrier
- * follows. */
-template <int T, int COLS, int R, int P, int OP>
+/* A column's transform of T = 32 L points by its L lanes (l the lane's
+ * place among them), x[n1] holding point l + L n1 before and, after,
+ * frequency l + L n1 as well: a DFT of 32 down n1, the twiddles
+ * W_T^(l k1) (tw[k1 L + l]), the exchange through the column's slots
+ * (element (k1, n2) in slot (L + 1) k1 + n2: both sides' lanes on distinct
+ * banks, at offsets known at compile time), then DFTs of L across, the
+ * lane taking k1 = l + L q. */
+template <int T>
 __device__ __forceinline__ void
-column_pass (ColumnsAt in, ColumnsAt out, const float2 *tw, MaskAt mask)
+column_transform (float2 *x, int l, float2 *column, const float2 *tw)
 {
-  constexpr int ITEMS = T * COLS / (R * COLUMN_THREADS);
-  static_assert (ITEMS * R * COLUMN_THREADS == T * COLS, "whole butterflies a thread");
+  constexpr int L = T / 32, Q = 32 / L;
 
+  dft<32> (x);
+  __syncwarp ();   /* keeps the twiddles' loads from being hoisted, and spilled */
 #pragma unroll
-  for (int q = 0; q < ITEMS; q++)
+  for (int k1 = 1; k1 < 32; k1++)
+    x[k1] = cmul (x[k1], tw[k1 * L + l]);
+  __syncwarp ();
+#pragma unroll
+  for (int k1 = 0; k1 < 32; k1++)
+    column[(L + 1) * k1 + l] = x[k1];
+  __syncwarp ();
+#pragma unroll
+  for (int q = 0; q < Q; q++)
     {
-      const int w = threadIdx.x + q * COLUMN_THREADS, c = w % COLS, i = w / COLS;
-      const int k = i & (P - 1), base = (i - k) * R + k;
-      float2 v[R];
+      float2 y[L];
 
 #pragma unroll
-      for (int j = 0; j < R; j++)
-        v[j] = c < in.valid ? in.at (i + j * (T / R), c) : make_float2 (0.0f, 0.0f);
-      if (P > 1)
-        {
-          /* W^(j m), m = k T / (P R): the powers of two of it from the
-           * table, the rest as their products (at most three roundings). */
-          float2 w[R];
-
+      for (int n2 = 0; n2 < L; n2++)
+        y[n2] = column[(L + 1) * (l + L * q) + n2];
+      dft<L> (y);
 #pragma unroll
-          for (int j = 1; j < R; j++)
-            w[j] = (j & (j - 1)) == 0 ? __ldg (tw + j * k * (T / (P * R)))
-                                      : cmul (w[j & (j - 1)], w[j & -j]);
-#pragma unroll
-          for (int j = 1; j < R; j++)
-            v[j] = cmul (v[j], w[j]);
-        }
-      dft<R> (v);
-#pragma unroll
-      for (int j = 0; j < R; j++)
-        {
-          const int y = base + j * P;
-          const float2 r = v[j];
-
-          if (OP == MULTIPLY)
-            {
-              const float2 m = c < out.valid ? __ldg (mask.p + y * mask.stride + c)
-                                             : make_float2 (0.0f, 0.0f);
-
-              out.at (y, c) = make_float2 ((r.x * m.x + r.y * m.y) * mask.scale,
-                                           (r.x * m.y - r.y * m.x) * mask.scale);
-            }
-          else if (OP == WRITE_BACK)
-            {
-              if (c < out.valid)
-                out.at (y, c) = make_float2 (r.x, -r.y);
-            }
-          else
-            out.at (y, c) = r;
-        }
-    }
-  __syncthreads ();
-}
-
-/* A pass's radix, 'rem' the length still to be taken: 16 x 16, 8 x 8 x 8,
- * 16 x 8 x 8, 16 x 8 x 16, so that no side takes more than three passes. */
-__host__ __device__ constexpr int
-column_radix (int rem)
-{
-  return rem == 16 || rem == 256 || rem >= 1024 ? 16 : 8;
-}
-
-__host__ __device__ constexpr int
-column_pass_count (int t)
-{
-  int n = 0;
-
-  for (int p = 1; p < t; p *= column_radix (t / p))
-    n++;
-  return n;
-}
-
-/* The passes after the first, reading buf[from] and writing the other
- * buffer by turns, the last doing OP into 'last'. */
-template <int T, int COLS, int P, int OP>
-__device__ __forceinline__ void
-column_passes (float2 *const buf[2], int from, ColumnsAt last, const float2 *tw, MaskAt mask)
-{
-  constexpr int R = column_radix (T / P);
-  constexpr bool G = column_gaps (T);
-  const ColumnsAt in = { buf[from], COLS, COLS, G }, out = { buf[from ^ 1], COLS, COLS, G };
-
-  if constexpr (P * R == T)
-    column_pass<T, COLS, R, P, OP> (in, last, tw, mask);
-  else
-    {
-      column_pass<T, COLS, R, P, KEEP> (in, out, tw, mask);
-      column_passes<T, COLS, P * R, OP> (buf, from ^ 1, last, tw, mask);
+      for (int k2 = 0; k2 < L; k2++)
+        x[q + Q * k2] = y[k2];
     }
 }
 
-/* A block's COLS columns of one transform's row spectra ('cols' complex a
- * row, 'stride' apart from one transform to the next): down, times the
- * mask's conjugate spectrum (laid out as one transform's), and back. */
+/* A block's columns of one transform's row spectra (the first 'cols' of
+ * 'row' complex a row, transforms 'stride' apart): down, times the
+ * conjugate of the mask's spectrum (mask_columns: its columns, T complex
+ * each) and 'scale', and back. */
 template <int T>
 __global__ void __launch_bounds__ (COLUMN_THREADS, 2)
-fft_columns (float2 *spectra, const float2 *mask, const float2 *tw, int cols, int groups,
+fft_columns (float2 *spectra, const float2 *mask_columns, int row, int cols, int groups,
              size_t stride, float scale)
 {
-  constexpr int COLS = column_count (T);
+  constexpr int COLS = column_count (T), L = T / 32, Q = 32 / L;
+  constexpr int ROWS = COLUMN_THREADS / COLS;   /* staged a step */
   extern __shared__ float2 column_shared[];
-  const int kx0 = (int) (blockIdx.x % groups) * COLS;
-  constexpr int N = column_pass_count (T), R = column_radix (T);
-  constexpr bool G = column_gaps (T);
-  const ColumnsAt global = { spectra + blockIdx.x / groups * stride + kx0, cols,
-                             min (COLS, cols - kx0), false };
-  float2 *const buf[2] = { column_shared, column_shared + buffer_rows (T) * COLS };
-  const MaskAt m = { mask + kx0, cols, scale };
-  /* The product's columns past the edge are zeros, so those of the
-   * inverse stay so. */
-  const ColumnsAt product = { buf[(N - 1) % 2], COLS, global.valid, G };
+  float2 *const tw = column_shared + column_base (T, COLS);
+  const int kx0 = (int) (blockIdx.x % groups) * COLS, valid = min (COLS, cols - kx0);
+  const int sc = threadIdx.x % COLS, sr = threadIdx.x / COLS;
+  float2 *const g = spectra + blockIdx.x / groups * stride + kx0 + sr * row + sc;
+  float2 *const staged = column_shared + column_base (T, sc) + sr;
+  const int lane = threadIdx.x % 32, col = threadIdx.x / 32 * Q + lane / L, l = lane % L;
 
-  column_pass<T, COLS, R, 1, KEEP> (global, ColumnsAt { buf[0], COLS, COLS, G }, tw, m);
-  column_passes<T, COLS, R, MULTIPLY> (buf, 0, product, tw, m);
-  column_pass<T, COLS, R, 1, KEEP> (product, ColumnsAt { buf[N % 2], COLS, COLS, G }, tw, m);
-  column_passes<T, COLS, R, WRITE_BACK> (buf, N % 2, global, tw, m);
+  {
+    float2 v[T / ROWS];
+
+#pragma unroll
+    for (int s = 0; s < T / ROWS; s++)
+      v[s] = sc < valid ? g[ROWS * s * row] : make_float2 (0.0f, 0.0f);
+#pragma unroll
+    for (int s = 0; s < T / ROWS; s++)
+      staged[ROWS * s] = v[s];
+  }
+  for (int e = threadIdx.x; e < T; e += COLUMN_THREADS)
+    {
+      float sin, cos;
+
+      sincospif (-2.0f * (e % L) * (e / L) / T, &sin, &cos);
+      tw[e] = make_float2 (cos, sin);
+    }
+  __syncthreads ();
+  if (threadIdx.x / 32 * Q < valid)
+    {
+      float2 *const column = column_shared + column_base (T, col);
+      const float2 *const m = mask_columns + (size_t) (kx0 + col) * T + l;
+      float2 x[32];
+
+#pragma unroll
+      for (int n = 0; n < 32; n++)
+        x[n] = column[l + L * n];
+      /* Forward, the product, then the inverse: one copy of the code, so
+       * that both transforms get the same registers. */
+#pragma unroll 1
+      for (int inverse = 0; inverse < 2; inverse++)
+        {
+          column_transform<T> (x, l, column, tw);
+          if (inverse)
+            break;
+          /* conj (x conj (mask)) scale: the product, conjugated for the
+           * inverse. */
+#pragma unroll
+          for (int n = 0; n < 32; n++)
+            {
+              const float2 k = col < valid ? __ldg (m + L * n) : make_float2 (0.0f, 0.0f);
+
+              x[n] = make_float2 ((x[n].x * k.x + x[n].y * k.y) * scale,
+                                  (x[n].x * k.y - x[n].y * k.x) * scale);
+            }
+        }
+      __syncwarp ();
+#pragma unroll
+      for (int n = 0; n < 32; n++)
+        column[l + L * n] = make_float2 (x[n].x, -x[n].y);
+    }
+  __syncthreads ();
+  if (sc < valid)
+#pragma unroll
+    for (int s = 0; s < T / ROWS; s++)
+      g[ROWS * s * row] = staged[ROWS * s];
 }
 
-/* W^m = e^(-2 pi i m / t) for m < t, from double precision. */
+/* The mask's spectrum (one transform's, 'row' complex a row, t rows) as
+ * columns, t complex each: what fft_columns reads, a lane's frequencies L
+ * apart, coalesced. */
 __global__ void
-fft_twiddles (float2 *tw, int t)
+fft_mask_columns (float2 *columns, const float2 *spectrum, int row, int t)
 {
-  const int m = blockIdx.x * blockDim.x + threadIdx.x;
-  double s, c;
+  const int k = blockIdx.x * blockDim.x + threadIdx.x, c = blockIdx.y;
 
-  if (m >= t)
-    return;
-  sincospi (-2.0 * m / t, &s, &c);
-  tw[m] = make_float2 ((float) c, (float) s);
+  if (k < t)
+    columns[(size_t) c * t + k] = spectrum[(size_t) k * row + c];
 }
 
 template <int T>
 static cudaError_t
-launch_columns_t (float2 *spectra, const float2 *mask, const float2 *tw, int cols,
+launch_columns_t (float2 *spectra, const float2 *mask_columns, int row, int cols,
                   int transforms, size_t stride, float scale, cudaStream_t stream)
 {
   constexpr int COLS = column_count (T);
   const int groups = (cols + COLS - 1) / COLS;
-  const size_t shared = 2 * sizeof (float2) * buffer_rows (T) * COLS;
+  const size_t shared = sizeof (float2) * column_slots (T);
   cudaError_t err;
 
   if ((err = cudaFuncSetAttribute (fft_columns<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    (int) shared)) != cudaSuccess)
     return err;
   fft_columns<T><<<(unsigned) groups * transforms, COLUMN_THREADS, shared, stream>>>
-    (spectra, mask, tw, cols, groups, stride, scale);
+    (spectra, mask_columns, row, cols, groups, stride, scale);
   return cudaGetLastError ();
 }
 
 static cudaError_t
-launch_columns (int t, float2 *spectra, const float2 *mask, const float2 *tw, int cols,
+launch_columns (int t, float2 *spectra, const float2 *mask_columns, int row, int cols,
                 int transforms, size_t stride, float scale, cudaStream_t stream)
 {
-  switch (t)
-    {
-    case 256:  return launch_columns_t<256> (spectra, mask, tw, cols, transforms, stride, scale, stream);
-    case 512:  return launch_columns_t<512> (spectra, mask, tw, cols, transforms, stride, scale, stream);
-    case 1024: return launch_columns_t<1024> (spectra, mask, tw, cols, transforms, stride, scale, stream);
-    case 2048: return launch_columns_t<2048> (spectra, mask, tw, cols, transforms, stride, scale, stream);
-    default:   return cudaErrorInvalidValue;
-    }
+  const auto launch = t == 256 ? launch_columns_t<256>
+                    : t == 512 ? launch_columns_t<512> : launch_columns_t<1024>;
+
+  return columns_take (t) ? launch (spectra, mask_columns, row, cols, transforms, stride, scale,
+                                    stream)
+                          : cudaErrorInvalidValue;
 }
 
 template <int C>
@@ -604,8 +589,7 @@ struct CcFftState
   float2     *mask_spectrum;
   float      *mask_key;       /* the mask (host copy) the spectrum is of */
   int         key_w, key_h;
-  float2     *twiddles;       /* fft_columns's, for a side of twiddle_t */
-  int         twiddle_t;
+  float2     *mask_columns;   /* the spectrum by columns, for fft_columns */
 };
 
 CcFftState *
@@ -626,6 +610,8 @@ drop_plans (CcFftState *st)
   st->planned = false;
   cudaFree (st->mask_spectrum);
   st->mask_spectrum = NULL;
+  cudaFree (st->mask_columns);
+  st->mask_columns = NULL;
   free (st->mask_key);
   st->mask_key = NULL;
 }
@@ -636,7 +622,6 @@ cc_fft_state_free (CcFftState *st)
   if (!st)
     return;
   drop_plans (st);
-  cudaFree (st->twiddles);
   free (st);
 }
 
@@ -717,29 +702,22 @@ mask_spectrum (CcFftState *st, const float *mask, int mw, int mh, cudaStream_t s
   if ((r = cufft.exec_r2c (st->mask_plan, (cufftReal *) st->mask_spectrum,
                            (cufftComplex *) st->mask_spectrum)) != CUFFT_SUCCESS)
     return cufft_error (r);
+  if (columns_take (s.y.t))
+    {
+      const int cols = s.x.t / 2 + 1;
+
+      if (!st->mask_columns &&
+          (err = cudaMalloc (&st->mask_columns, sizeof (float2) * cols * s.y.t)) != cudaSuccess)
+        return err;
+      fft_mask_columns<<<dim3 ((s.y.t + 255) / 256, cols), 256, 0, stream>>>
+        (st->mask_columns, st->mask_spectrum, s.pitch / 2, s.y.t);
+      if ((err = cudaGetLastError ()) != cudaSuccess)
+        return err;
+    }
   memcpy (st->mask_key, mask, sizeof (float) * mw * mh);
   st->key_w = mw;
   st->key_h = mh;
   return cudaSuccess;
-}
-
-/* fft_columns's twiddles for a side of t, made when the side changes. */
-static cudaError_t
-twiddles (CcFftState *st, int t, cudaStream_t stream)
-{
-  cudaError_t err;
-
-  if (st->twiddle_t == t)
-    return cudaSuccess;
-  cudaFree (st->twiddles);
-  st->twiddles = NULL;
-  st->twiddle_t = 0;
-  if ((err = cudaMalloc (&st->twiddles, sizeof (float2) * COLUMN_MAX)) != cudaSuccess)
-    return err;
-  fft_twiddles<<<(t + 255) / 256, 256, 0, stream>>> (st->twiddles, t);
-  if ((err = cudaGetLastError ()) == cudaSuccess)
-    st->twiddle_t = t;
-  return err;
 }
 
 template <int C>
@@ -788,8 +766,7 @@ cc_fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, float *plan
     if ((err = make_plans (st, s)) != cudaSuccess)
       return err;
   st->shape = s;
-  if ((err = mask_spectrum (st, mask, a.mask_width, a.mask_height, stream)) != cudaSuccess ||
-      (columns_take (s.y.t) && (err = twiddles (st, s.y.t, stream)) != cudaSuccess))
+  if ((err = mask_spectrum (st, mask, a.mask_width, a.mask_height, stream)) != cudaSuccess)
     return err;
 
   pad_finish (a, planes, s, false, stream);
@@ -802,8 +779,8 @@ cc_fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, float *plan
   /* cuFFT leaves the size out; fold it in with the divisor. */
   const float scale = a.inv_divisor / ((float) s.x.t * s.y.t);
   if (columns_take (s.y.t))
-    err = launch_columns (s.y.t, (float2 *) planes, st->mask_spectrum, st->twiddles,
-                          s.pitch / 2, s.transforms, s.plane / 2, scale, stream);
+    err = launch_columns (s.y.t, (float2 *) planes, st->mask_columns, s.pitch / 2,
+                          s.x.t / 2 + 1, s.transforms, s.plane / 2, scale, stream);
   else
     {
       const dim3 grid (n / 256 + 1 < 4096 ? (unsigned) (n / 256 + 1) : 4096,

@@ -201,9 +201,10 @@ test_walks (CcContext *ctx, bool reduced)
 /* fft's overlap-save tiles, several to a side, of each power of two its cost
  * picks (256, 512, 1024, 2048; the sweep's images give one, or several of
  * 256), and a one-row mask's rank-1 transforms across 512-pixel tiles.
- * Tiles 256 to 2048 tall take fft_columns, whose blocks take a tile's row
- * spectra some columns at a time: 129 of them in groups of 16 (the last
- * one column), 8 in one of 8, 10 in groups of 4, 6 in groups of 2. */
+ * Tiles 256 to 1024 tall take fft_columns, whose blocks take a tile's row
+ * spectra some columns at a time: 129 of them in groups of 32 (the last
+ * one column) and of 16, 8 in one of 16 (some warps idle, one holding two
+ * columns), 10 in groups of 8; 2048 tall take cuFFT's 2D transforms. */
 static void
 test_fft_tiles (CcContext *ctx, bool reduced)
 {
@@ -211,6 +212,7 @@ test_fft_tiles (CcContext *ctx, bool reduced)
     { 25, 25, 4, 600, 300, 0, 1 },   /* 3 x 2 tiles of 256 */
     { 63, 3, 4, 1300, 12, 0, 1 },    /* 3 of 512 across */
     { 3, 63, 3, 12, 1300, 0, 1 },    /* 3 of 512 down */
+    { 9, 63, 1, 300, 1300, 0, 0 },   /* 2 x 3 of 256 across, 512 down */
     { 127, 5, 1, 2000, 9, 0, 0 },    /* 3 of 1024 across */
     { 5, 127, 2, 13, 2600, 0, 1 },   /* 3 of 1024 down */
     { 3, 127, 1, 7, 1900, 0, 0 },    /* 1 of 2048 down */
