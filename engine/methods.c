@@ -23,9 +23,10 @@
  * times its height) and say where each method wins on 4096x4096 RGBA
  * (docs/performance.md): separable for rank-1 masks from 81 taps (9x9: its
  * one pass on RGBA, its two on 1 to 3 channels, beat or tie register
- * there; at 7x7 register wins on 1 and 3 channels), register up to 24
- * rows of a 25-wide class, fft from 25x25 (where it wins on three and four
- * channels; on one channel register still wins at 25x25, not at 31x31). */
+ * there; at 7x7 register wins on 1 and 3 channels), register up to 16
+ * rows of a 25-wide class (15x15 and under), fft beyond (from 17x17 it
+ * wins on three and four channels; on one channel register still wins at
+ * 17x17 and 19x19, by 0.06 and 0.02 ms, not from 21x21). */
 const CcMethodInfo cc_methods[CC_METHOD_COUNT] =
 {
   [CC_METHOD_AUTO] = {
@@ -51,7 +52,7 @@ const CcMethodInfo cc_methods[CC_METHOD_COUNT] =
   [CC_METHOD_REGISTER] = {
     .name = "register", .gpu = true, .kernels = KERNELS (register),
     .summary = "GPU: several outputs a thread from a shared-memory tile",
-    .auto_order = 2, .auto_max_taps = 25 * 24 },
+    .auto_order = 2, .auto_max_taps = 25 * 16 },
   [CC_METHOD_SEPARABLE] = {
     .name = "separable", .gpu = true, .kernels = KERNELS (separable),
     .summary = "GPU: a mask of rank up to 3 as row and column passes",

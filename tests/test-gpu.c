@@ -52,7 +52,8 @@ test_auto_picks (CcContext *ctx)
   } cases[] = {
     { 7, true, CC_METHOD_REGISTER }, { 9, true, CC_METHOD_SEPARABLE },
     { 11, true, CC_METHOD_SEPARABLE }, { 11, false, CC_METHOD_REGISTER },
-    { 21, false, CC_METHOD_REGISTER }, { 25, false, CC_METHOD_FFT }
+    { 15, false, CC_METHOD_REGISTER }, { 17, false, CC_METHOD_FFT },
+    { 25, false, CC_METHOD_FFT }
   };
   static float in[40 * 30 * 4], out[40 * 30 * 4];
   CcImage src = { in, CC_TYPE_FLOAT, 4, 40, 30, 40 * 4 * 4, false };
