@@ -145,19 +145,13 @@ axis_for (int length, int mask)
   return best;
 }
 
-/* Whether fft_columns transforms the columns of tiles t tall. */
-static bool
-columns_take (int t)
-{
-  return t == 256 || t == 512 || t == 1024;
-}
-
 struct Shape
 {
   Axis   x, y;
   int    pitch;       /* floats a transform row: 2 (t / 2 + 1), for in place */
   size_t plane;       /* floats a transform */
   int    transforms;  /* tiles x channels */
+  bool   columns;     /* fft_columns takes the columns (tiles 256 to 1024 tall) */
 };
 
 static Shape
@@ -171,6 +165,7 @@ shape_for (int w, int h, int mw, int mh, int channels)
   s.pitch = 2 * (s.x.t / 2 + 1);
   s.plane = (size_t) s.pitch * s.y.t;
   s.transforms = s.x.tiles * s.y.tiles * channels;
+  s.columns = s.y.t == 256 || s.y.t == 512 || s.y.t == 1024;
   return s;
 }
 
@@ -535,6 +530,7 @@ launch_columns_t (float2 *spectra, const float2 *mask_columns, int row, int cols
   return cudaGetLastError ();
 }
 
+/* For a Shape whose 'columns' is set. */
 static cudaError_t
 launch_columns (int t, float2 *spectra, const float2 *mask_columns, int row, int cols,
                 int transforms, size_t stride, float scale, cudaStream_t stream)
@@ -542,9 +538,7 @@ launch_columns (int t, float2 *spectra, const float2 *mask_columns, int row, int
   const auto launch = t == 256 ? launch_columns_t<256>
                     : t == 512 ? launch_columns_t<512> : launch_columns_t<1024>;
 
-  return columns_take (t) ? launch (spectra, mask_columns, row, cols, transforms, stride, scale,
-                                    stream)
-                          : cudaErrorInvalidValue;
+  return launch (spectra, mask_columns, row, cols, transforms, stride, scale, stream);
 }
 
 template <int C>
@@ -638,7 +632,7 @@ cufft_error (cufftResult r)
 static cudaError_t
 make_plans (CcFftState *st, Shape s)
 {
-  const bool rows = s.y.t == 1 || columns_take (s.y.t);
+  const bool rows = s.y.t == 1 || s.columns;
   const int rank = rows ? 1 : 2, mask_rank = s.y.t == 1 ? 1 : 2;
   int n[2] = { s.y.t, s.x.t };
   int real_embed[2] = { s.y.t, s.pitch };
@@ -702,7 +696,7 @@ mask_spectrum (CcFftState *st, const float *mask, int mw, int mh, cudaStream_t s
   if ((r = cufft.exec_r2c (st->mask_plan, (cufftReal *) st->mask_spectrum,
                            (cufftComplex *) st->mask_spectrum)) != CUFFT_SUCCESS)
     return cufft_error (r);
-  if (columns_take (s.y.t))
+  if (s.columns)
     {
       const int cols = s.x.t / 2 + 1;
 
@@ -778,7 +772,7 @@ cc_fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, float *plan
     return cufft_error (r);
   /* cuFFT leaves the size out; fold it in with the divisor. */
   const float scale = a.inv_divisor / ((float) s.x.t * s.y.t);
-  if (columns_take (s.y.t))
+  if (s.columns)
     err = launch_columns (s.y.t, (float2 *) planes, st->mask_columns, s.pitch / 2,
                           s.x.t / 2 + 1, s.transforms, s.plane / 2, scale, stream);
   else

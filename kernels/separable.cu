@@ -138,8 +138,9 @@ template <int KP>
 __global__ void __launch_bounds__ (256, 2)
 conv_fused (const __grid_constant__ ConvArgs a, int R, int seg)
 {
-  const int SW = fused_stage_stride (R), IN_W = fused_in_width (R);
-  const int WR = fused_window_rows (R), W = FUSED_WINDOW_STRIDE;
+  /* The host's fused_* sizes, known here from KP (= fused_padded (R)). */
+  constexpr int IN_W = FUSED_BW + KP - 1, SW = IN_W | 1, WR = FUSED_CH + KP - 1;
+  constexpr int W = FUSED_WINDOW_STRIDE;
   extern __shared__ float4 fused_shared[];
   float4 *const stage = fused_shared, *const window = fused_shared + FUSED_CH * SW;
   const int t = threadIdx.x, bx0 = blockIdx.x * FUSED_BW;
@@ -155,9 +156,13 @@ conv_fused (const __grid_constant__ ConvArgs a, int R, int seg)
    * columns are the same at every step, so their border mapping is done
    * once. */
   int sx[FUSED_STAGE_COLS];
+  bool inside = true;   /* no zero ghost among them */
 #pragma unroll
   for (int q = 0; q < FUSED_STAGE_COLS; q++)
-    sx[q] = cc_border_index32 (a.out_x + bx0 - R + t % 32 + 32 * q, a.src.width, a.border_x);
+    {
+      sx[q] = cc_border_index32 (a.out_x + bx0 - R + t % 32 + 32 * q, a.src.width, a.border_x);
+      inside = inside && (t % 32 + 32 * q >= IN_W || sx[q] >= 0);
+    }
   const auto stage_rows = [&] (int r0, int n)
   {
     for (int r = t / 32; r < n; r += blockDim.x / 32)
@@ -166,15 +171,24 @@ conv_fused (const __grid_constant__ ConvArgs a, int R, int seg)
         const float4 *row = reinterpret_cast<const float4 *> (a.src.data + sy * a.src.pitch);
         float4 *to = stage + r * SW + t % 32;
 
+        /* Rows with no ghost, nearly all, without the per-pixel test. */
+        if (inside && sy >= 0)
 #pragma unroll
-        for (int q = 0; q < FUSED_STAGE_COLS; q++)
-          if (t % 32 + 32 * q < IN_W)
+          for (int q = 0; q < FUSED_STAGE_COLS; q++)
             {
-              if ((sx[q] | sy) >= 0)
+              if (t % 32 + 32 * q < IN_W)
                 __pipeline_memcpy_async (to + 32 * q, row + sx[q], sizeof (float4));
-              else
-                to[32 * q] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
             }
+        else
+#pragma unroll
+          for (int q = 0; q < FUSED_STAGE_COLS; q++)
+            if (t % 32 + 32 * q < IN_W)
+              {
+                if ((sx[q] | sy) >= 0)
+                  __pipeline_memcpy_async (to + 32 * q, row + sx[q], sizeof (float4));
+                else
+                  to[32 * q] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+              }
       }
     __pipeline_commit ();
   };
