@@ -117,8 +117,8 @@ filter8 (const float4 *in, const float *taps, float4 acc[FUSED_OUT])
     }
 }
 
-/* The first n (at most 8) outputs down from 'out', plain: one FMA a sample,
- * saturating where clamped. */
+/* The thread's outputs down from 'out', the first n of them where fewer
+ * than 8 rows are left, plain: one FMA a sample, saturating where clamped. */
 template <int CLAMP>
 __device__ __forceinline__ void
 store_plain (const ConvArgs &a, const float4 acc[FUSED_OUT], float4 *out, int n)
