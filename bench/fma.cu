@@ -12,11 +12,10 @@
 #define ITERS 4096
 #define THREADS 256
 
-/* The loop unrolled 8-fold, so its counter and branch are 3 instructions
- * in 131: rolled, they had taken a sixth of the issue slots, and the rate
- * read 67-90% of the H200's nominal 66.9 TFLOP/s while ncu showed its SMs
- * at their full 1.98 GHz.  One operand in a register, one immediate: with
- * both in registers or both constants it ran some 5% slower. */
+/* The loop unrolled 8-fold, so that its counter and branch take 3 issue
+ * slots in 131, where rolled they took a sixth and the rate read well under
+ * the GPU's; one operand in a register and one immediate, the faster of
+ * the operand choices measured (docs/performance.md has the figures). */
 __global__ void __launch_bounds__ (THREADS)
 fma_chains (float *out, float a)
 {
