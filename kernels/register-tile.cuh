@@ -96,6 +96,48 @@ shared_address (const void *p)
 #define BULK_COPY 0
 #endif
 
+#if BULK_COPY
+/* By one thread, before any use: an mbarrier that one arrival (with the
+ * bytes of a copy) completes a phase of. */
+__device__ __forceinline__ void
+mbarrier_init (unsigned long long *bar)
+{
+  asm volatile ("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r" (shared_address (bar)));
+  asm volatile ("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+/* Until the mbarrier's phase of parity 'parity' has completed; the copies
+ * completing on it are then seen by this thread. */
+__device__ __forceinline__ void
+mbarrier_wait (unsigned long long *bar, unsigned parity)
+{
+  unsigned done;
+
+  do
+    asm volatile ("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;"
+                  " selp.u32 %0, 1, 0, p; }"
+                  : "=r" (done) : "r" (shared_address (bar)), "r" (parity) : "memory");
+  while (!done);
+}
+
+/* By one thread: the box of 'map' at element (x, y) into 'dst' (128-byte
+ * aligned), by the bulk-copy engine, completing a phase of 'bar' when its
+ * 'bytes' have landed.  The fence orders the block's earlier accesses to
+ * 'dst', ordinary ones, before the engine's writes. */
+__device__ __forceinline__ void
+tensor_load (void *dst, const CUtensorMap *map, int x, int y, unsigned long long *bar, int bytes)
+{
+  asm volatile ("fence.proxy.async.shared::cta;" ::: "memory");
+  asm volatile ("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+                :: "r" (shared_address (bar)), "r" (bytes) : "memory");
+  asm volatile ("cp.async.bulk.tensor.2d.shared::cluster.global.tile"
+                ".mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+                :: "r" (shared_address (dst)), "l" (map), "r" (x), "r" (y),
+                   "r" (shared_address (bar))
+                : "memory");
+}
+#endif
+
 /* A block's tile buffers in shared memory, and after them its sync
  * words: a barrier a buffer, then two slots for the tiles the block claims
  * (Walk).  The buffers are filled two ways: tiles at the image's border by
@@ -184,14 +226,7 @@ struct TileBuffers
   {
     __pipeline_wait_prior (groups);
 #if BULK_COPY
-    unsigned done;
-
-    do
-      asm volatile ("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;"
-                    " selp.u32 %0, 1, 0, p; }"
-                    : "=r" (done) : "r" (shared_address (bar + b)), "r" (parity >> b & 1)
-                    : "memory");
-    while (!done);
+    mbarrier_wait (bar + b, parity >> b & 1);
     parity ^= 1u << b;
 #endif
     if (piecewise >> b & 1)
@@ -285,17 +320,8 @@ load_tile_async (const ConvArgs &a, const Tile &t, int x0, int y0, TileBuffers &
            * thread's few instructions, where a copy a row cost each warp a
            * loop to make its operands uniform. */
           if (first_thread ())
-            {
-              asm volatile ("fence.proxy.async.shared::cta;" ::: "memory");
-              asm volatile ("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
-                            :: "r" (bar), "r" ((int) sizeof (float) * t.stride * t.h)
-                            : "memory");
-              asm volatile ("cp.async.bulk.tensor.2d.shared::cluster.global.tile"
-                            ".mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
-                            :: "r" (shared_address (tile)), "l" (map), "r" ((int) (first / 2)),
-                               "r" (y0), "r" (bar)
-                            : "memory");
-            }
+            tensor_load (tile, map, (int) (first / 2), y0, buffers.bar + b,
+                         (int) sizeof (float) * t.stride * t.h);
           return;
         }
       if (threadIdx.x == 0)

@@ -54,10 +54,13 @@ check (const CcJob *job, size_t *shared, char *message, size_t size)
  * buffer's wrap spent a third of the issue slots on them).  The taps are
  * padded with zeros to a multiple of 8, one kernel for each such count
  * (four kernels, where one unrolled for each radius grew past the
- * instruction cache and ran slower than two passes).  RGBA, one
+ * instruction cache and ran slower than two passes).  Input rows wholly
+ * inside the source come by one tensor copy a step, issued by one thread,
+ * where the per-pixel copies cost every warp 35 instructions a row.  RGBA, one
  * term, square masks up to 31x31 (a narrower axis padded with zero taps
  * would carry a NaN beyond the mask's reach); the rest take the two passes
  * below. */
+constexpr int FUSED_THREADS = 256;
 constexpr int FUSED_BW = 64;
 constexpr int FUSED_CH = 32;
 constexpr int FUSED_MIN_SEG = 256;
@@ -81,11 +84,13 @@ constexpr int FUSED_WINDOW_STRIDE = FUSED_BW + 1;
 /* Window rows: a step's outputs and the padded taps' reach. */
 static __host__ __device__ int fused_window_rows (int r) { return FUSED_CH + fused_padded (r) - 1; }
 
+/* The staging tile, the window, and the staging copy's mbarrier. */
 static size_t
 fused_shared_bytes (int r)
 {
   return sizeof (float4) * ((size_t) FUSED_CH * fused_stage_stride (r) +
-                            (size_t) fused_window_rows (r) * FUSED_WINDOW_STRIDE);
+                            (size_t) fused_window_rows (r) * FUSED_WINDOW_STRIDE) +
+         sizeof (unsigned long long);
 }
 
 __device__ __forceinline__ void
@@ -134,15 +139,20 @@ store_plain (const ConvArgs &a, const float4 acc[FUSED_OUT], float4 *out, int n)
                                     cc_finish (acc[o].w, a.inv_divisor, a.offset, CLAMP));
 }
 
+/* 'map' (where 'mapped') describes the source in boxes of the staging
+ * tile's width and FUSED_CH rows. */
 template <int KP>
-__global__ void __launch_bounds__ (256, 2)
-conv_fused (const __grid_constant__ ConvArgs a, int R, int seg)
+__global__ void __launch_bounds__ (FUSED_THREADS, 2)
+conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ CUtensorMap map,
+            int mapped, int R, int seg)
 {
   /* The host's fused_* sizes, known here from KP (= fused_padded (R)). */
   constexpr int IN_W = FUSED_BW + KP - 1, SW = IN_W | 1, WR = FUSED_CH + KP - 1;
   constexpr int W = FUSED_WINDOW_STRIDE;
-  extern __shared__ float4 fused_shared[];
+  extern __shared__ __align__ (128) float4 fused_shared[];   /* the tensor copy's alignment */
   float4 *const stage = fused_shared, *const window = fused_shared + FUSED_CH * SW;
+  [[maybe_unused]] unsigned long long *const staged =
+    reinterpret_cast<unsigned long long *> (window + WR * W);   /* the staging copy's mbarrier */
   const int t = threadIdx.x, bx0 = blockIdx.x * FUSED_BW;
   const int y_first = blockIdx.y * seg, y_end = min (y_first + seg, a.dst.height);
   const bool plain = plain_only<4, false> (a);
@@ -157,6 +167,13 @@ conv_fused (const __grid_constant__ ConvArgs a, int R, int seg)
    * once. */
   int sx[FUSED_STAGE_COLS];
   bool inside = true;   /* no zero ghost among them */
+  const int x_lo = a.out_x + bx0 - R;
+  /* The staging tile's columns lie inside the source (SW = IN_W: the tensor
+   * copy's rows are dense). */
+  const bool bulk_cols = BULK_COPY && mapped && SW == IN_W && x_lo >= 0 &&
+                         x_lo + IN_W <= a.src.width;
+  bool bulk = false;    /* the last staging came by tensor copy */
+  [[maybe_unused]] unsigned parity = 0;  /* of the mbarrier 'staged' */
 #pragma unroll
   for (int q = 0; q < FUSED_STAGE_COLS; q++)
     {
@@ -165,7 +182,19 @@ conv_fused (const __grid_constant__ ConvArgs a, int R, int seg)
     }
   const auto stage_rows = [&] (int r0, int n)
   {
-    for (int r = t / 32; r < n; r += blockDim.x / 32)
+    bulk = bulk_cols && a.out_y + r0 >= 0 && a.out_y + r0 + n <= a.src.height;
+#if BULK_COPY
+    if (bulk)
+      {
+        /* FUSED_CH rows whatever n: those past the source are zero-filled,
+         * those past n unused. */
+        if (t == 0)
+          tensor_load (stage, &map, 2 * x_lo, a.out_y + r0, staged,
+                       (int) sizeof (float4) * IN_W * FUSED_CH);
+        return;
+      }
+#endif
+    for (int r = t / 32; r < n; r += FUSED_THREADS / 32)
       {
         const int sy = cc_border_index32 (a.out_y + r0 + r, a.src.height, a.border_y);
         const float4 *row = reinterpret_cast<const float4 *> (a.src.data + sy * a.src.pitch);
@@ -198,6 +227,13 @@ conv_fused (const __grid_constant__ ConvArgs a, int R, int seg)
   {
     const int r = t % 32, x0 = (t / 32) * FUSED_OUT;
 
+#if BULK_COPY
+    if (bulk)
+      {
+        mbarrier_wait (staged, parity);
+        parity ^= 1;
+      }
+#endif
     __pipeline_wait_prior (0);
     __syncthreads ();
     if (r < n)
@@ -212,9 +248,14 @@ conv_fused (const __grid_constant__ ConvArgs a, int R, int seg)
     __syncthreads ();
   };
 
+#if BULK_COPY
+  if (t == 0)
+    mbarrier_init (staged);
+  __syncthreads ();
+#endif
   /* The window's rows past what the taps reach stay zero: padded taps
    * read them. */
-  for (int i = FUSED_CH + 2 * R + t / FUSED_BW; i < WR; i += blockDim.x / FUSED_BW)
+  for (int i = FUSED_CH + 2 * R + t / FUSED_BW; i < WR; i += FUSED_THREADS / FUSED_BW)
     window[i * W + t % FUSED_BW] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
   stage_rows (y_first - R, FUSED_CH);
   row_pass (0, FUSED_CH);
@@ -257,7 +298,7 @@ conv_fused (const __grid_constant__ ConvArgs a, int R, int seg)
         break;
       /* The last 2R filtered rows become the window's first. */
       __syncthreads ();
-      for (int i = t / FUSED_BW; i < 2 * R; i += blockDim.x / FUSED_BW)
+      for (int i = t / FUSED_BW; i < 2 * R; i += FUSED_THREADS / FUSED_BW)
         window[i * W + t % FUSED_BW] = window[(FUSED_CH + i) * W + t % FUSED_BW];
       row_pass (2 * R, FUSED_CH);
     }
@@ -286,6 +327,8 @@ launch_fused (const struct _CcGpu *g, const CcJob *job, const ConvArgs &a, int r
 {
   const size_t shared = fused_shared_bytes (r);
   const int bands = (a.dst.width + FUSED_BW - 1) / FUSED_BW;
+  CUtensorMap map = {};
+  const int mapped = image_map (a.src, 4, 4 * fused_in_width (r), FUSED_CH, &map);
   int sms = 1, seg, segs;
 
   /* Rows a block: as many as leave about two waves of two blocks an SM,
@@ -298,9 +341,10 @@ launch_fused (const struct _CcGpu *g, const CcJob *job, const ConvArgs &a, int r
   const dim3 grid (bands, (a.dst.height + seg - 1) / seg);
   float taps[2][FUSED_TAPS] = {};
   /* A kernel for each padded tap count, so that its taps are unrolled. */
-  void (*const kernels[]) (ConvArgs, int, int) = { conv_fused<8>, conv_fused<16>,
-                                                   conv_fused<24>, conv_fused<32> };
-  void (*const kernel) (ConvArgs, int, int) = kernels[fused_padded (r) / FUSED_OUT - 1];
+  void (*const kernels[]) (ConvArgs, CUtensorMap, int, int, int) =
+    { conv_fused<8>, conv_fused<16>, conv_fused<24>, conv_fused<32> };
+  void (*const kernel) (ConvArgs, CUtensorMap, int, int, int) =
+    kernels[fused_padded (r) / FUSED_OUT - 1];
   cudaError_t err;
 
   for (int i = 0; i < 2 * r + 1; i++)
@@ -313,7 +357,7 @@ launch_fused (const struct _CcGpu *g, const CcJob *job, const ConvArgs &a, int r
       (err = cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    (int) shared)) != cudaSuccess)
     return err;
-  kernel<<<grid, 256, shared, stream>>> (a, r, seg);
+  kernel<<<grid, FUSED_THREADS, shared, stream>>> (a, map, mapped, r, seg);
   return cudaGetLastError ();
 }
 
