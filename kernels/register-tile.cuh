@@ -206,6 +206,8 @@ struct TileBuffers
     turn = 0;
     storing = false;
 #if BULK_COPY
+    /* Both barriers under one fence, not mbarrier_init twice: its second
+     * fence changed ptxas's register allocation of several tile kernels. */
     if (first_thread ())
       {
         asm volatile ("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r" (shared_address (bar)));

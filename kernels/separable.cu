@@ -168,10 +168,9 @@ conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ CUtensor
   int sx[FUSED_STAGE_COLS];
   bool inside = true;   /* no zero ghost among them */
   const int x_lo = a.out_x + bx0 - R;
-  /* The staging tile's columns lie inside the source (SW = IN_W: the tensor
-   * copy's rows are dense). */
-  const bool bulk_cols = BULK_COPY && mapped && SW == IN_W && x_lo >= 0 &&
-                         x_lo + IN_W <= a.src.width;
+  static_assert (SW == IN_W, "a tensor copy writes the staging rows densely");
+  /* The staging tile's columns lie inside the source. */
+  const bool bulk_cols = BULK_COPY && mapped && x_lo >= 0 && x_lo + IN_W <= a.src.width;
   bool bulk = false;    /* the last staging came by tensor copy */
   [[maybe_unused]] unsigned parity = 0;  /* of the mbarrier 'staged' */
 #pragma unroll
