@@ -9,6 +9,8 @@
 
 #include <stdio.h>
 
+#include <type_traits>
+
 #include "register-tile.cuh"
 
 static CcStatus
@@ -39,58 +41,60 @@ check (const CcJob *job, size_t *shared, char *message, size_t size)
 /* ---- One pass for one term: the row pass's output kept in shared memory ----
  *
  * A block owns FUSED_BW output columns and 'seg' rows and walks down
- * them FUSED_CH rows a step: the next FUSED_CH input rows (and their
- * horizontal halo) come into a staging tile by asynchronous copies issued
- * before the column pass, so that they arrive while it runs; the row pass
- * filters them along x into the bottom of a window of filtered rows, and
- * the column pass filters the window along y into FUSED_CH output rows,
- * after which the window's last 2R rows move to its top.  So the image is
- * read once (its halo columns from L2) and written once, where two passes
- * wrote and read the whole image between them; only the 2R rows a block
- * starts with are filtered twice.  Each thread takes 8 outputs of a pass,
- * adjacent along x or along y, and loads each input once from shared
- * memory at an offset the compiler knows, so that loads, taps and
- * addressing stay small beside the FMAs (ncu: a sliding window with a ring
- * buffer's wrap spent a third of the issue slots on them).  The taps are
- * padded with zeros to a multiple of 8, one kernel for each such count
- * (four kernels, where one unrolled for each radius grew past the
- * instruction cache and ran slower than two passes).  Input rows wholly
- * inside the source come by one tensor copy a step, issued by one thread,
- * where the per-pixel copies cost every warp 35 instructions a row.  RGBA, one
- * term, square masks up to 31x31 (a narrower axis padded with zero taps
- * would carry a NaN beyond the mask's reach); the rest take the two passes
- * below. */
+ * them a step of fused_step rows at a time: the step's input rows (and
+ * their horizontal halo) come into a staging tile by asynchronous copies,
+ * issued during the previous step's column pass so that they arrive while
+ * it runs; the row pass filters them along x into a buffer of filtered
+ * rows, and the column pass streams down that buffer.  Each of its threads
+ * owns one sample column (a pixel's channel) and keeps in registers the
+ * sums of the KP output rows the latest filtered row reaches: each row is
+ * read from shared memory once and feeds KP FMAs, and the output row it
+ * completes is stored.  So the image is read once (its halo columns from
+ * L2) and written once, and the filtered rows above a step are never kept
+ * or moved; only the KP - 1 rows a block starts with are filtered without
+ * an output of their own.  The row pass's threads take 8 adjacent outputs
+ * each and load each input once from shared memory at an offset the
+ * compiler knows; the taps, padded with zeros to a multiple of 8, are
+ * immediate operands, one kernel for each such count (four kernels, where
+ * one unrolled for each radius grew past the instruction cache).  Input
+ * rows wholly inside the source come by one tensor copy a step, issued by
+ * one thread, where the per-pixel copies cost every warp 35 instructions a
+ * row.  RGBA, one term, square masks up to 31x31 (a narrower axis padded
+ * with zero taps would carry a NaN beyond the mask's reach); the rest take
+ * the two passes below. */
 constexpr int FUSED_THREADS = 256;
 constexpr int FUSED_BW = 64;
-constexpr int FUSED_CH = 32;
 constexpr int FUSED_MIN_SEG = 256;
 constexpr int FUSED_MAX_R = 15;
-constexpr int FUSED_OUT = 8;   /* outputs a thread a pass; taps are padded to its multiples */
+constexpr int FUSED_OUT = 8;   /* row-pass outputs a thread; taps are padded to its multiples */
 constexpr int FUSED_TAPS = 32; /* 2 * FUSED_MAX_R + 1, padded to a multiple of FUSED_OUT */
 /* Staged columns a thread copies: a warp covers 32 of the tile's. */
 constexpr int FUSED_STAGE_COLS = (FUSED_BW + FUSED_TAPS - 1 + 31) / 32;
+/* The column pass's threads: one a sample column of the block's. */
+static_assert (FUSED_THREADS == 4 * FUSED_BW, "a column-pass thread a sample column");
 
 /* [0]: the row taps, [1]: the column taps, zeros past the mask. */
 __constant__ float c_fused_taps[2][FUSED_TAPS];
 
 /* Taps a pass runs: the mask's, padded to a multiple of FUSED_OUT. */
-static __host__ __device__ int fused_padded (int r) { return (2 * r + FUSED_OUT) & ~(FUSED_OUT - 1); }
+static __host__ __device__ constexpr int fused_padded (int r) { return (2 * r + FUSED_OUT) & ~(FUSED_OUT - 1); }
+/* Rows a step: a multiple of the padded taps, so that each output row's
+ * sum is in the same register at every step (the column pass is unrolled
+ * over a step), and at most the row pass's 32 thread rows. */
+static __host__ __device__ constexpr int fused_step (int kp) { return kp == 24 ? 24 : 32; }
 /* Staged columns: the outputs' and the padded taps' reach. */
 static __host__ __device__ int fused_in_width (int r) { return FUSED_BW + fused_padded (r) - 1; }
-/* Staging rows and window rows an odd number of float4s apart, so that the
- * eight lanes of a quarter-warp, on eight rows, hit distinct banks. */
+/* Staging rows and filtered rows an odd number of float4s apart, so that
+ * the eight lanes of a quarter-warp, on eight rows, hit distinct banks. */
 static __host__ __device__ int fused_stage_stride (int r) { return fused_in_width (r) | 1; }
-constexpr int FUSED_WINDOW_STRIDE = FUSED_BW + 1;
-/* Window rows: a step's outputs and the padded taps' reach. */
-static __host__ __device__ int fused_window_rows (int r) { return FUSED_CH + fused_padded (r) - 1; }
+constexpr int FUSED_FILTERED_STRIDE = FUSED_BW + 1;
 
-/* The staging tile, the window, and the staging copy's mbarrier. */
+/* The staging tile, the filtered rows, and the staging copy's mbarrier. */
 static size_t
 fused_shared_bytes (int r)
 {
-  return sizeof (float4) * ((size_t) FUSED_CH * fused_stage_stride (r) +
-                            (size_t) fused_window_rows (r) * FUSED_WINDOW_STRIDE) +
-         sizeof (unsigned long long);
+  return sizeof (float4) * (size_t) fused_step (fused_padded (r)) *
+         (fused_stage_stride (r) + FUSED_FILTERED_STRIDE) + sizeof (unsigned long long);
 }
 
 __device__ __forceinline__ void
@@ -102,18 +106,18 @@ fma4 (float4 &acc, float k, const float4 &v)
   acc.w += k * v.w;
 }
 
-/* 8 outputs from the KP padded taps 'taps' over inputs STRIDE float4s apart
- * from 'in': each input loaded once and taken by every output it reaches,
- * KP + 7 shared-memory loads for 8 KP taps, the taps immediate operands
- * from constant memory.  Each output sums its taps in order. */
-template <int STRIDE, int KP>
+/* 8 adjacent outputs from the KP padded taps 'taps' over the inputs from
+ * 'in': each input loaded once and taken by every output it reaches, KP + 7
+ * shared-memory loads for 8 KP taps, the taps immediate operands from
+ * constant memory.  Each output sums its taps in order. */
+template <int KP>
 __device__ __forceinline__ void
 filter8 (const float4 *in, const float *taps, float4 acc[FUSED_OUT])
 {
 #pragma unroll
   for (int u = 0; u < KP + FUSED_OUT - 1; u++)
     {
-      const float4 v = in[u * STRIDE];
+      const float4 v = in[u];
 
 #pragma unroll
       for (int o = 0; o < FUSED_OUT; o++)
@@ -122,49 +126,48 @@ filter8 (const float4 *in, const float *taps, float4 acc[FUSED_OUT])
     }
 }
 
-/* The thread's outputs down from 'out', the first n of them where fewer
- * than 8 rows are left, plain: one FMA a sample, saturating where clamped. */
-template <int CLAMP>
-__device__ __forceinline__ void
-store_plain (const ConvArgs &a, const float4 acc[FUSED_OUT], float4 *out, int n)
-{
-  const int pitch = a.dst.pitch / 4;
+/* How the column pass finishes a sum: plain, unclamped or clamped (one FMA
+ * a sample, saturating where clamped), or by the channel's mode. */
+enum FusedFinish { FUSED_PLAIN, FUSED_PLAIN_CLAMPED, FUSED_BY_MODE };
 
-#pragma unroll
-  for (int o = 0; o < FUSED_OUT; o++)
-    if (o < n)
-      out[o * pitch] = make_float4 (cc_finish (acc[o].x, a.inv_divisor, a.offset, CLAMP),
-                                    cc_finish (acc[o].y, a.inv_divisor, a.offset, CLAMP),
-                                    cc_finish (acc[o].z, a.inv_divisor, a.offset, CLAMP),
-                                    cc_finish (acc[o].w, a.inv_divisor, a.offset, CLAMP));
+/* Sample 'out' of output row y, column x, channel c from its sum. */
+template <int FINISH>
+__device__ __forceinline__ void
+fused_store (const ConvArgs &a, float sum, float *out, int y, int x, int c)
+{
+  if (FINISH == FUSED_PLAIN)
+    *out = cc_finish (sum, a.inv_divisor, a.offset, 0);
+  else if (FINISH == FUSED_PLAIN_CLAMPED)
+    *out = cc_finish (sum, a.inv_divisor, a.offset, 1);
+  else if (a.mode[c] == CC_MODE_COPY)
+    *out = a.src.data[(a.out_y + y) * a.src.pitch + (long long) (a.out_x + x) * 4 + c];
+  else
+    *out = cc_finish (sum + (a.accumulate ? *out : 0.0f), a.inv_divisor, a.offset, a.clamp);
 }
 
 /* 'map' (where 'mapped') describes the source in boxes of the staging
- * tile's width and FUSED_CH rows. */
+ * tile's width and a step's rows. */
 template <int KP>
 __global__ void __launch_bounds__ (FUSED_THREADS, 2)
 conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ CUtensorMap map,
             int mapped, int R, int seg)
 {
   /* The host's fused_* sizes, known here from KP (= fused_padded (R)). */
-  constexpr int IN_W = FUSED_BW + KP - 1, SW = IN_W | 1, WR = FUSED_CH + KP - 1;
-  constexpr int W = FUSED_WINDOW_STRIDE;
+  constexpr int IN_W = FUSED_BW + KP - 1, SW = IN_W | 1, CH = fused_step (KP);
+  constexpr int F = FUSED_FILTERED_STRIDE;
+  static_assert (CH % KP == 0 && CH <= 32, "a step: whole rounds of the column sums");
   extern __shared__ __align__ (128) float4 fused_shared[];   /* the tensor copy's alignment */
-  float4 *const stage = fused_shared, *const window = fused_shared + FUSED_CH * SW;
+  float4 *const stage = fused_shared, *const filtered = fused_shared + CH * SW;
   [[maybe_unused]] unsigned long long *const staged =
-    reinterpret_cast<unsigned long long *> (window + WR * W);   /* the staging copy's mbarrier */
+    reinterpret_cast<unsigned long long *> (filtered + CH * F);   /* the staging copy's mbarrier */
   const int t = threadIdx.x, bx0 = blockIdx.x * FUSED_BW;
-  const int y_first = blockIdx.y * seg, y_end = min (y_first + seg, a.dst.height);
+  const int y_first = blockIdx.y * seg, rows = min (seg, a.dst.height - y_first);
   const bool plain = plain_only<4, false> (a);
-  /* Plain sums to float4-aligned rows: the finish chosen once, not per
-   * sample (it had taken more issue slots than all but the FMAs). */
-  const bool direct = plain && (uintptr_t) a.dst.data % 16 == 0 && a.dst.pitch % 4 == 0;
 
-  /* Input rows for filtered rows r0 .. r0 + n - 1 (output coordinates)
-   * into the staging tile, asynchronously, a warp a row of 32 pixels at a
-   * time; ghosts of a zero border are written as zeros.  A thread's
-   * columns are the same at every step, so their border mapping is done
-   * once. */
+  /* Input rows r0 .. r0 + CH - 1 (output coordinates) into the staging
+   * tile, asynchronously, a warp a row of 32 pixels at a time; ghosts of a
+   * zero border are written as zeros.  A thread's columns are the same at
+   * every step, so their border mapping is done once. */
   int sx[FUSED_STAGE_COLS];
   bool inside = true;   /* no zero ghost among them */
   const int x_lo = a.out_x + bx0 - R;
@@ -179,21 +182,19 @@ conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ CUtensor
       sx[q] = cc_border_index32 (a.out_x + bx0 - R + t % 32 + 32 * q, a.src.width, a.border_x);
       inside = inside && (t % 32 + 32 * q >= IN_W || sx[q] >= 0);
     }
-  const auto stage_rows = [&] (int r0, int n)
+  const auto stage_rows = [&] (int r0)
   {
-    bulk = bulk_cols && a.out_y + r0 >= 0 && a.out_y + r0 + n <= a.src.height;
+    bulk = bulk_cols && a.out_y + r0 >= 0 && a.out_y + r0 + CH <= a.src.height;
 #if BULK_COPY
     if (bulk)
       {
-        /* FUSED_CH rows whatever n: those past the source are zero-filled,
-         * those past n unused. */
         if (t == 0)
           tensor_load (stage, &map, 2 * x_lo, a.out_y + r0, staged,
-                       (int) sizeof (float4) * IN_W * FUSED_CH);
+                       (int) sizeof (float4) * IN_W * CH);
         return;
       }
 #endif
-    for (int r = t / 32; r < n; r += FUSED_THREADS / 32)
+    for (int r = t / 32; r < CH; r += FUSED_THREADS / 32)
       {
         const int sy = cc_border_index32 (a.out_y + r0 + r, a.src.height, a.border_y);
         const float4 *row = reinterpret_cast<const float4 *> (a.src.data + sy * a.src.pitch);
@@ -220,9 +221,10 @@ conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ CUtensor
       }
     __pipeline_commit ();
   };
-  /* The staged rows filtered along x into window rows w0 .. w0 + n - 1: a
-   * warp takes 32 rows of one group of 8 columns. */
-  const auto row_pass = [&] (int w0, int n)
+  /* The staged rows filtered along x: a warp takes the step's rows of one
+   * group of 8 columns.  The first barrier also ends the previous column
+   * pass's reads of the filtered rows. */
+  const auto row_pass = [&] ()
   {
     const int r = t % 32, x0 = (t / 32) * FUSED_OUT;
 
@@ -235,16 +237,63 @@ conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ CUtensor
 #endif
     __pipeline_wait_prior (0);
     __syncthreads ();
-    if (r < n)
+    if (r < CH)
       {
         float4 acc[FUSED_OUT] = {};
 
-        filter8<1, KP> (stage + r * SW + x0, c_fused_taps[0], acc);
+        filter8<KP> (stage + r * SW + x0, c_fused_taps[0], acc);
 #pragma unroll
         for (int o = 0; o < FUSED_OUT; o++)
-          window[(w0 + r) * W + x0 + o] = acc[o];
+          filtered[r * F + x0 + o] = acc[o];
       }
     __syncthreads ();
+  };
+  /* The whole walk, for one way of finishing: filtered row i of the
+   * segment is output row i - R's centre row; after it, output row
+   * i - (KP - 1) has all its taps.  sum[j % KP] holds output row j's. */
+  const auto walk = [&] (auto finish)
+  {
+    constexpr int FINISH = decltype (finish)::value;
+    const int x = bx0 + t / 4, c = t % 4;
+    const int steps = (rows + KP - 1 + CH - 1) / CH;
+    const float *const column = reinterpret_cast<const float *> (filtered) + t;
+    float *const out = a.dst.data + (long long) y_first * a.dst.pitch + (long long) x * 4 + c;
+    float sum[KP];
+
+    /* Step s's column pass: filtered row u completes output row j0 + u,
+     * stored where 'valid' has bit u set (every row but the first and last
+     * few steps' and past the image's right edge).  One unrolled copy for
+     * every step: a second, without the tests, for the steps that need
+     * none ran no faster, its warps waiting on instruction fetches. */
+#pragma unroll
+    for (int k = 0; k < KP; k++)
+      sum[k] = 0.0f;
+    stage_rows (y_first - R);
+    for (int s = 0; s < steps; s++)
+      {
+        const int j0 = s * CH - (KP - 1), lo = max (-j0, 0), hi = min (rows - j0, CH);
+        const unsigned valid = x < a.dst.width && hi > lo
+                               ? (hi == 32 ? ~0u : (1u << hi) - 1) & ~((1u << lo) - 1) : 0;
+        float *o = out + j0 * a.dst.pitch;
+
+        row_pass ();
+        if (s + 1 < steps)
+          stage_rows (y_first - R + (s + 1) * CH);   /* arrives during this column pass */
+#pragma unroll
+        for (int u = 0; u < CH; u++)
+          {
+            const float v = column[u * 4 * F];
+
+            /* Each output row's taps in order, as the row pass sums them. */
+#pragma unroll
+            for (int k = 0; k < KP; k++)
+              sum[(u - k + KP) % KP] += c_fused_taps[1][k] * v;
+            if (valid & 1u << u)
+              fused_store<FINISH> (a, sum[(u + 1) % KP], o, y_first + j0 + u, x, c);
+            sum[(u + 1) % KP] = 0.0f;
+            o += a.dst.pitch;
+          }
+      }
   };
 
 #if BULK_COPY
@@ -252,55 +301,14 @@ conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ CUtensor
     mbarrier_init (staged);
   __syncthreads ();
 #endif
-  /* The window's rows past what the taps reach stay zero: padded taps
-   * read them. */
-  for (int i = FUSED_CH + 2 * R + t / FUSED_BW; i < WR; i += FUSED_THREADS / FUSED_BW)
-    window[i * W + t % FUSED_BW] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
-  stage_rows (y_first - R, FUSED_CH);
-  row_pass (0, FUSED_CH);
-  stage_rows (y_first - R + FUSED_CH, 2 * R);
-  row_pass (FUSED_CH, 2 * R);
-  for (int y0 = y_first; y0 < y_end; y0 += FUSED_CH)
-    {
-      /* Two warps a group of 8 rows, a thread a column. */
-      const int x = t % FUSED_BW, g = (t / FUSED_BW) * FUSED_OUT, oy = y0 + g;
-      const bool more = y0 + FUSED_CH < y_end;
-      float4 acc[FUSED_OUT] = {};
-
-      if (more)
-        stage_rows (y0 + FUSED_CH + R, FUSED_CH);   /* arrives during this column pass */
-      filter8<FUSED_WINDOW_STRIDE, KP> (window + g * W + x, c_fused_taps[1], acc);
-      if (bx0 + x < a.dst.width && direct)
-        {
-          float4 *const out = reinterpret_cast<float4 *> (a.dst.data + oy * a.dst.pitch) +
-                              bx0 + x;
-
-          if (a.clamp)
-            store_plain<1> (a, acc, out, y_end - oy);
-          else
-            store_plain<0> (a, acc, out, y_end - oy);
-        }
-      else if (bx0 + x < a.dst.width)
-#pragma unroll
-        for (int o = 0; o < FUSED_OUT; o++)
-          if (oy + o < y_end)
-            {
-              const float sums[4] = { acc[o].x, acc[o].y, acc[o].z, acc[o].w };
-              const float *centre = a.src.data + (a.out_y + oy + o) * a.src.pitch +
-                                    (long long) (a.out_x + bx0 + x) * 4;
-
-              finish_store<4, false> (a, plain, sums, sums, 0.0f, centre,
-                                      a.dst.data + (oy + o) * a.dst.pitch +
-                                      (long long) (bx0 + x) * 4);
-            }
-      if (!more)
-        break;
-      /* The last 2R filtered rows become the window's first. */
-      __syncthreads ();
-      for (int i = t / FUSED_BW; i < 2 * R; i += FUSED_THREADS / FUSED_BW)
-        window[i * W + t % FUSED_BW] = window[(FUSED_CH + i) * W + t % FUSED_BW];
-      row_pass (2 * R, FUSED_CH);
-    }
+  /* Plain sums: the finish chosen once, not per sample (it had taken more
+   * issue slots than all but the FMAs). */
+  if (plain && a.clamp)
+    walk (std::integral_constant<int, FUSED_PLAIN_CLAMPED> ());
+  else if (plain)
+    walk (std::integral_constant<int, FUSED_PLAIN> ());
+  else
+    walk (std::integral_constant<int, FUSED_BY_MODE> ());
 }
 
 /* Whether the one pass takes the job: one RGBA term of a square mask up
@@ -327,16 +335,17 @@ launch_fused (const struct _CcGpu *g, const CcJob *job, const ConvArgs &a, int r
   const size_t shared = fused_shared_bytes (r);
   const int bands = (a.dst.width + FUSED_BW - 1) / FUSED_BW;
   CUtensorMap map = {};
-  const int mapped = image_map (a.src, 4, 4 * fused_in_width (r), FUSED_CH, &map);
+  const int mapped = image_map (a.src, 4, 4 * fused_in_width (r), fused_step (fused_padded (r)),
+                                &map);
   int sms = 1, seg, segs;
 
   /* Rows a block: as many as leave about two waves of two blocks an SM,
-   * since each block filters its first 2R rows twice and waits for its
-   * first loads; at least FUSED_MIN_SEG. */
+   * since each block filters KP - 1 rows with no output of their own and
+   * waits for its first loads; at least FUSED_MIN_SEG. */
   cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, g->device);
   segs = 4 * sms / bands > 1 ? 4 * sms / bands : 1;
   seg = (a.dst.height + segs - 1) / segs;
-  seg = seg < FUSED_MIN_SEG ? FUSED_MIN_SEG : (seg + FUSED_CH - 1) / FUSED_CH * FUSED_CH;
+  seg = seg < FUSED_MIN_SEG ? FUSED_MIN_SEG : (seg + 31) / 32 * 32;
   const dim3 grid (bands, (a.dst.height + seg - 1) / seg);
   float taps[2][FUSED_TAPS] = {};
   /* A kernel for each padded tap count, so that its taps are unrolled. */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # On the GPU machine, after scripts/gpu-check.sh built _build: the reduced
 # test matrix (CHECK_REDUCED: every method x border x 1, 3 and 4 channels x
-# three masks, small odd images, plus three walks of many tiles a block, the
+# three masks, small odd images, plus the walks marked reduced, the
 # 3x3 kernel's border cases, strips and injected faults) under each of
 # compute-sanitizer's tools (TOOLS picks some: "memcheck initcheck").
 # KERNELS, a regular expression, checks only the kernels it names, the rest

@@ -182,7 +182,10 @@ check_images (CcContext *ctx, const char *what, const ImageCase *images, int n, 
  * (on an H100, the 1x31, 5x5, 7x7 RGBA and 9x9 RGBA walks and the 1D
  * signal claim), with its next tile prefetched into the second buffer
  * where two fit, most tiles loaded by the bulk-copy engine.  The sweep's
- * images give a block a tile or so. */
+ * images give a block a tile or so.  The rank-1 RGBA ones take separable's
+ * one pass over several steps and row segments, one for each count of
+ * padded taps but 8 (the sweep's 3x3 to 7x7): 11x11 16, 19x19 24 (its
+ * steps 24 rows), 31x31 32. */
 static void
 test_walks (CcContext *ctx, bool reduced)
 {
@@ -192,7 +195,8 @@ test_walks (CcContext *ctx, bool reduced)
     { 25, 1, 1, 12000000, 1, 0, 0 }, { 1, 31, 4, 700, 3000, 0, 1 },
     { 5, 5, 3, 600, 2900, 0, 1 }, { 7, 7, 1, 1700, 1500, 0, 0 },
     { 7, 7, 4, 1900, 1300, 0, 0 }, { 9, 9, 4, 1100, 1700, 0, 1 },
-    { 31, 31, 4, 400, 700, 1, 0 }, { 11, 11, 4, 300, 600, 1, 1 }
+    { 31, 31, 4, 400, 700, 1, 0 }, { 11, 11, 4, 300, 600, 1, 1 },
+    { 19, 19, 4, 333, 517, 1, 1 }
   };
   static const CcMethod methods[] = { CC_METHOD_REGISTER, CC_METHOD_SEPARABLE };
 
