@@ -179,7 +179,7 @@ conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ CUtensor
 #pragma unroll
   for (int q = 0; q < FUSED_STAGE_COLS; q++)
     {
-      sx[q] = cc_border_index32 (a.out_x + bx0 - R + t % 32 + 32 * q, a.src.width, a.border_x);
+      sx[q] = cc_border_index32 (x_lo + t % 32 + 32 * q, a.src.width, a.border_x);
       inside = inside && (t % 32 + 32 * q >= IN_W || sx[q] >= 0);
     }
   const auto stage_rows = [&] (int r0)
