@@ -504,9 +504,9 @@ int
 check_sweep (CcContext *ctx, const CcMethod *methods, int n_methods, bool device)
 {
   static const int shapes[][2] = {
-    { 1, 1 }, { 3, 3 }, { 5, 5 }, { 7, 7 }, { 7, 3 }, { 3, 7 }, { 9, 1 }, { 1, 9 }, { 25, 1 },
-    { 1, 25 }, { 15, 15 }, { 31, 31 }, { 31, 5 }, { 25, 127 }, { 127, 1 }, { 1, 127 },
-    { 127, 127 }
+    { 1, 1 }, { 3, 3 }, { 5, 5 }, { 7, 7 }, { 7, 3 }, { 3, 7 }, { 9, 9 }, { 9, 1 }, { 1, 9 },
+    { 25, 1 }, { 1, 25 }, { 15, 15 }, { 31, 31 }, { 31, 5 }, { 25, 127 }, { 127, 1 },
+    { 1, 127 }, { 127, 127 }
   };
   /* src w, h, then the output rectangle: x, y, w, h (w = 0: the whole source). */
   static const int sizes[][6] = {
@@ -571,10 +571,11 @@ check_sweep (CcContext *ctx, const CcMethod *methods, int n_methods, bool device
 int
 check_reduced (CcContext *ctx, const CcMethod *methods, int n_methods)
 {
-  /* A rank-1 5x5 (separable runs), a random 9x7 and 3x3 (register's 3x3
-   * kernel, on 4 channels unweighted); 1 channel, 3 (rows not 16-byte
-   * aligned), 4 with weighted alpha, 4 with plain alpha (fft runs). */
-  static const int shapes[][3] = { { 5, 5, 1 }, { 9, 7, 0 }, { 3, 3, 0 } };
+  /* A rank-1 5x5 (separable runs), a random 9x7, 9x9 and 3x3 (register's
+   * winograd and 3x3 kernels, on 4 channels unweighted); 1 channel, 3 (rows
+   * not 16-byte aligned), 4 with weighted alpha, 4 with plain alpha (fft
+   * runs). */
+  static const int shapes[][3] = { { 5, 5, 1 }, { 9, 7, 0 }, { 9, 9, 0 }, { 3, 3, 0 } };
   static const int layouts[][3] = { { 1, 0, 0 }, { 3, 0, 0 }, { 4, 1, 1 }, { 4, 1, 0 } };
   int k = 0, failed = 0, cases = 0;
 
