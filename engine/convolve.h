@@ -245,10 +245,12 @@ typedef struct
   bool             gpu;
   /* What 'auto' weighs: the order it tries GPU methods in (0: never), the
    * taps (register's work: width class x height) where it takes this one
-   * ahead of the next (0: no bound), whether only for rank-1 masks, and
-   * whether only where no other method can run the mask. */
+   * ahead of the next (0: no bound; the lower bound where the method runs
+   * the job in one pass, if that differs), whether only for rank-1 masks,
+   * and whether only where no other method can run the mask. */
   int              auto_order;
   int              auto_min_taps;
+  int              auto_min_taps_one_pass;
   int              auto_max_taps;
   bool             auto_rank1;
   bool             auto_last_resort;

@@ -165,6 +165,9 @@ CcStatus       cc_gpu_status     (struct _CcGpu *gpu, char *message, size_t size
 const char    *cc_gpu_name       (struct _CcGpu *gpu);
 CcStatus       cc_gpu_check      (struct _CcGpu *gpu, CcMethod method, const CcJob *job,
                                   char *message, size_t size);
+/* Whether 'method' would run 'job' in one pass (before any image: a
+ * probe job, its source NULL, is taken as a well-aligned one). */
+bool           cc_gpu_one_pass   (struct _CcGpu *gpu, CcMethod method, const CcJob *job);
 CcStatus       cc_gpu_run        (struct _CcGpu *gpu, uint64_t budget, CcMethod method,
                                   const CcJob *job, CcResult *result);
 CcStatus       cc_gpu_alloc      (struct _CcGpu *gpu, size_t bytes, void **ptr,

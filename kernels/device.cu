@@ -209,6 +209,17 @@ cc_gpu_name (struct _CcGpu *g)
   return cc_gpu_ready (g)->name;
 }
 
+extern "C" bool
+cc_gpu_one_pass (struct _CcGpu *g, CcMethod method, const CcJob *job)
+{
+  char message[8];
+  const CcKernels *k = (unsigned) method < CC_METHOD_COUNT ? cc_methods[method].kernels
+                                                            : NULL;
+
+  return k && k->one_pass && cc_gpu_status (g, message, sizeof message) == CC_OK &&
+         k->one_pass (g, job);
+}
+
 extern "C" CcStatus
 cc_gpu_check (struct _CcGpu *g, CcMethod method, const CcJob *job, char *message,
               size_t size)

@@ -314,13 +314,13 @@ conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ CUtensor
 /* Whether the one pass takes the job: one RGBA term of a square mask up
  * to 31x31 whose shared memory the GPU has, read 16 bytes at a time (a
  * strip's rows always are; a device source's where it is so aligned), as
- * the scheduler's vec4 says. */
+ * the scheduler's vec4 says.  'auto''s probe job has no source yet. */
 static bool
 fused_takes (const struct _CcGpu *g, const CcJob *job)
 {
   const CcImage *src = job->src;
   const int r = job->mask_width / 2;
-  const bool in_place = src->on_device && src->type == CC_TYPE_FLOAT;
+  const bool in_place = src && src->on_device && src->type == CC_TYPE_FLOAT;
 
   return job->channels == 4 && job->terms == 1 && !job->weighted &&
          job->mask_width == job->mask_height && r >= 1 && r <= FUSED_MAX_R &&

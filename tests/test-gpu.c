@@ -39,8 +39,9 @@ test_auto_takes_gpu (CcContext *ctx)
 }
 
 /* 'auto' on rank-1 masks (boxes here) follows make bench's Gaussian rows:
- * register up to 7x7, separable from 9x9; a full-rank 11x11 stays with
- * register. */
+ * register up to 5x5 on RGBA and 7x7 on three channels, separable from
+ * 7x7 on RGBA (its one pass) and 9x9 on three; full-rank masks take
+ * register to 15x15 and fft from 17x17. */
 static void
 test_auto_picks (CcContext *ctx)
 {
@@ -48,16 +49,16 @@ test_auto_picks (CcContext *ctx)
   {
     int size;
     bool separable;
+    int channels;
     CcMethod want;
   } cases[] = {
-    { 7, true, CC_METHOD_REGISTER }, { 9, true, CC_METHOD_SEPARABLE },
-    { 11, true, CC_METHOD_SEPARABLE }, { 11, false, CC_METHOD_REGISTER },
-    { 15, false, CC_METHOD_REGISTER }, { 17, false, CC_METHOD_FFT },
-    { 25, false, CC_METHOD_FFT }
+    { 5, true, 4, CC_METHOD_REGISTER }, { 7, true, 4, CC_METHOD_SEPARABLE },
+    { 7, true, 3, CC_METHOD_REGISTER }, { 9, true, 3, CC_METHOD_SEPARABLE },
+    { 9, true, 4, CC_METHOD_SEPARABLE }, { 11, true, 4, CC_METHOD_SEPARABLE },
+    { 11, false, 4, CC_METHOD_REGISTER }, { 15, false, 4, CC_METHOD_REGISTER },
+    { 17, false, 4, CC_METHOD_FFT }, { 25, false, 4, CC_METHOD_FFT }
   };
   static float in[40 * 30 * 4], out[40 * 30 * 4];
-  CcImage src = { in, CC_TYPE_FLOAT, 4, 40, 30, 40 * 4 * 4, false };
-  CcImage dst = { out, CC_TYPE_FLOAT, 4, 40, 30, 40 * 4 * 4, false };
   double m[25 * 25];
   CcOptions o;
   CcResult r;
@@ -67,7 +68,9 @@ test_auto_picks (CcContext *ctx)
   cc_options_init (&o);
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
     {
-      const int k = cases[c].size;
+      const int k = cases[c].size, C = cases[c].channels;
+      CcImage src = { in, CC_TYPE_FLOAT, C, 40, 30, 40 * C * 4, false };
+      CcImage dst = { out, CC_TYPE_FLOAT, C, 40, 30, 40 * C * 4, false };
       CcMask mask = { k, k, m, 0.0, 0.0 };
 
       /* A box, or with its diagonal raised, a mask of full rank. */
@@ -76,8 +79,8 @@ test_auto_picks (CcContext *ctx)
           mask.divisor += m[j * k + i] = 1.0 + (!cases[c].separable && i == j);
       CHECK (cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r) == CC_OK &&
              r.method_used == cases[c].want,
-             "auto on a %dx%d %s mask used %s, not %s", k, k,
-             cases[c].separable ? "rank-1" : "full-rank", cc_method_name (r.method_used),
+             "auto on a %dx%d %s mask, %d channels, used %s, not %s", k, k,
+             cases[c].separable ? "rank-1" : "full-rank", C, cc_method_name (r.method_used),
              cc_method_name (cases[c].want));
     }
 }
