@@ -571,8 +571,8 @@ check_sweep (CcContext *ctx, const CcMethod *methods, int n_methods, bool device
 int
 check_reduced (CcContext *ctx, const CcMethod *methods, int n_methods)
 {
-  /* A rank-1 5x5 (separable runs), a random 9x7, 9x9 and 3x3 (register's
-   * winograd and 3x3 kernels, on 4 channels unweighted); 1 channel, 3 (rows
+  /* A rank-1 5x5 (separable runs), a random 9x7 and 9x9, and a 3x3
+   * (register's 3x3 kernel, on 4 channels unweighted); 1 channel, 3 (rows
    * not 16-byte aligned), 4 with weighted alpha, 4 with plain alpha (fft
    * runs). */
   static const int shapes[][3] = { { 5, 5, 1 }, { 9, 7, 0 }, { 9, 9, 0 }, { 3, 3, 0 } };
