@@ -213,12 +213,16 @@ auto_gpu_method (CcContext *ctx, const CcMask *mask, CcJob *job)
           if (info->auto_order != order || info->auto_last_resort != (pass == 2) ||
               (info->auto_rank1 && (job->weighted || job->terms != 1)))
             continue;
-          const int min_taps = info->auto_min_taps_one_pass &&
-                               cc_gpu_one_pass (ctx->gpu, (CcMethod) m, job)
-                               ? info->auto_min_taps_one_pass : info->auto_min_taps;
-          if (pass == 0 && ((min_taps && taps < min_taps) ||
-                            (info->auto_max_taps && taps > info->auto_max_taps)))
-            continue;
+          if (pass == 0)
+            {
+              const int min_taps = info->auto_min_taps_one_pass &&
+                                   cc_gpu_one_pass (ctx->gpu, (CcMethod) m, job)
+                                   ? info->auto_min_taps_one_pass : info->auto_min_taps;
+
+              if ((min_taps && taps < min_taps) ||
+                  (info->auto_max_taps && taps > info->auto_max_taps))
+                continue;
+            }
           if (cc_gpu_check (ctx->gpu, (CcMethod) m, job, msg, sizeof msg) == CC_OK)
             return (CcMethod) m;
         }
