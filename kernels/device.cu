@@ -209,12 +209,18 @@ cc_gpu_name (struct _CcGpu *g)
   return cc_gpu_ready (g)->name;
 }
 
+/* The method's kernels; NULL for a method that is not a GPU one. */
+static const CcKernels *
+method_kernels (CcMethod method)
+{
+  return (unsigned) method < CC_METHOD_COUNT ? cc_methods[method].kernels : NULL;
+}
+
 extern "C" bool
 cc_gpu_one_pass (struct _CcGpu *g, CcMethod method, const CcJob *job)
 {
   char message[8];
-  const CcKernels *k = (unsigned) method < CC_METHOD_COUNT ? cc_methods[method].kernels
-                                                            : NULL;
+  const CcKernels *k = method_kernels (method);
 
   return k && k->one_pass && cc_gpu_status (g, message, sizeof message) == CC_OK &&
          k->one_pass (g, job);
@@ -225,8 +231,7 @@ cc_gpu_check (struct _CcGpu *g, CcMethod method, const CcJob *job, char *message
               size_t size)
 {
   CcStatus status = cc_gpu_status (g, message, size);
-  const CcKernels *k = (unsigned) method < CC_METHOD_COUNT ? cc_methods[method].kernels
-                                                            : NULL;
+  const CcKernels *k = method_kernels (method);
   size_t shared = 0;
 
   if (status != CC_OK)
