@@ -9,7 +9,11 @@
  */
 #include "config.h"
 
+#include <float.h>
 #include <stdio.h>
+#include <string.h>
+
+#include <cuda_fp16.h>
 
 #include "register-tile.cuh"
 
@@ -79,6 +83,10 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
   };
   int cur = 0, tile_i = blockIdx.x, next_i = blockIdx.x + gridDim.x;
 
+  /* As the tensor kernel's fallback, only where it found a sample it
+   * cannot take (conv_tensor9). */
+  if (w.redo && !*reinterpret_cast<volatile const unsigned *> (w.redo))
+    return;
   buffers.init (reinterpret_cast<float *> (shared4), w.floats, w.buffers);
   if (w.buffers == 2 && tile_i < w.total)
     {
@@ -227,6 +235,309 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
     }
   buffers.finish_stores ();
   walk_done (w);
+}
+
+/* ---- 9x9 masks on RGBA by tensor cores ----
+ *
+ * Unweighted RGBA under a 9x9 mask takes 81 FMAs a sample, which the FP32
+ * kernel above issues at some 85% of the FMA rate, its loads and stores
+ * taking the rest of the issue slots.  The tensor cores' half-precision MMA
+ * (mma.sync m16n8k16, FP32 sums) does the products beside the FP32 pipe.
+ * Each sample x is split into two halves, hi = half (x) and lo = half
+ * (x - hi), each tap likewise (the taps first scaled by a power of two that
+ * brings the largest to [1, 2)), and a product is hi Hi + hi Lo + lo Hi:
+ * 22 bits of each operand, an error near 2^-22 of sum |k| x max |x|, where
+ * the methods are held to 1e-5.
+ *
+ * A warp owns 32 output pixels of its block's band, all 4 channels.  MMA's
+ * A is 16 x 16: row m = 4 x segment + channel holds the 16 input samples
+ * that one channel's 8 adjacent outputs (a segment) need; B, 16 x 8, is a
+ * mask row's Toeplitz matrix, B[k][n] = tap k - n.  So one MMA adds a mask
+ * row's taps into 128 sums.  A block streams down its band as separable's
+ * one pass does: each input row's A is loaded and split once, next to the
+ * MMAs of the row before, and meets all 9 mask rows; the sums of the 9
+ * output rows it reaches stay in registers (the step is unrolled over 9
+ * rows, so each output row's sums keep their registers), and the output
+ * row it completes is turned from MMA's layout into pixels through shared
+ * memory and stored.  A step's 9 rows come by one asynchronous copy a row,
+ * issued a step ahead; one block barrier a step.
+ *
+ * Half precision ends at 65520: a sample beyond it, an infinity or a NaN
+ * makes a sum non-finite, which the kernel reports in ConvArgs.claims[2].
+ * The FP32 kernel, launched after it on the same stream, then does the
+ * job again; otherwise its blocks return at once. */
+constexpr int T9_K = 9;
+constexpr int T9_WARPS = 8;
+constexpr int T9_BAND = 32 * T9_WARPS;          /* output pixels a block's rows */
+constexpr int T9_IN_W = T9_BAND + T9_K - 1;     /* staged pixels a row */
+constexpr int T9_MIN_SEG = 64;
+
+/* [mask row][Hi, Lo][lane][register]: each lane's share of the mask rows'
+ * B, two halves a register, read once by each thread (in global memory:
+ * c_reg_mask leaves no room in the constant bank).  The scale's inverse is
+ * 0 where no power of two brings the taps into half precision's range:
+ * every job then goes to the FP32 kernel. */
+__device__ unsigned g_tensor9_taps[T9_K][2][32][2];
+__constant__ float c_tensor9_unscale;
+
+/* Two staging buffers of a step's rows, the warps' outputs being turned
+ * into pixels, and the buffers' mbarriers. */
+static constexpr size_t
+tensor9_shared_bytes ()
+{
+  return sizeof (float4) * (2 * T9_K * T9_IN_W + 32 * T9_WARPS) +
+         2 * sizeof (unsigned long long);
+}
+
+/* How the tensor kernel finishes a pixel: plain sums to 16-byte aligned
+ * output rows, unclamped or clamped (one FMA a sample, saturating where
+ * clamped), or by each channel's mode through finish_store. */
+enum Tensor9Finish { T9_PLAIN, T9_PLAIN_CLAMPED, T9_BY_MODE };
+
+#if defined (__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+/* d += a b: A 16 x 16 and B 16 x 8 halves, FP32 sums. */
+__device__ __forceinline__ void
+mma_f16 (float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)
+{
+  asm ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+       " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+       : "+f" (d[0]), "+f" (d[1]), "+f" (d[2]), "+f" (d[3])
+       : "r" (a[0]), "r" (a[1]), "r" (a[2]), "r" (a[3]), "r" (b0), "r" (b1));
+}
+
+/* Two samples as pairs of halves: hi and lo, x = hi + lo to 22 bits. */
+__device__ __forceinline__ void
+split_halves (float x0, float x1, unsigned &hi, unsigned &lo)
+{
+  const __half2 h = __floats2half2_rn (x0, x1);
+  const float2 f = __half22float2 (h);
+  const __half2 l = __floats2half2_rn (x0 - f.x, x1 - f.y);
+
+  hi = *reinterpret_cast<const unsigned *> (&h);
+  lo = *reinterpret_cast<const unsigned *> (&l);
+}
+#endif
+
+/* Output pixel x of output row y from its sums, still scaled: 'inv' is the
+ * divisor's inverse with the scale undone (both powers of two apart, so
+ * the same result as unscaling first). */
+template <int FINISH>
+__device__ __forceinline__ void
+tensor9_store (const ConvArgs &a, float4 s, float inv, float unscale, int x, int y, float *out)
+{
+  if (FINISH == T9_BY_MODE)
+    {
+      const float sums[4] = { s.x * unscale, s.y * unscale, s.z * unscale, s.w * unscale };
+
+      finish_store<4, false> (a, false, sums, sums, 0.0f,
+                              a.src.data + (a.out_y + y) * a.src.pitch +
+                                (long long) (a.out_x + x) * 4, out);
+    }
+  else
+    {
+      const int clamp = FINISH == T9_PLAIN_CLAMPED;
+
+      *reinterpret_cast<float4 *> (out) =
+        make_float4 (cc_finish (s.x, inv, a.offset, clamp), cc_finish (s.y, inv, a.offset, clamp),
+                     cc_finish (s.z, inv, a.offset, clamp), cc_finish (s.w, inv, a.offset, clamp));
+    }
+}
+
+template <int FINISH>
+__global__ void __launch_bounds__ (32 * T9_WARPS, 2)
+conv_tensor9 (const __grid_constant__ ConvArgs a, int seg)
+{
+#if defined (__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  extern __shared__ __align__ (128) float4 t9_shared[];   /* the bulk copy's alignment */
+  float4 *const stage = t9_shared;
+  float4 *const turn = stage + 2 * T9_K * T9_IN_W;
+  [[maybe_unused]] unsigned long long *const staged =
+    reinterpret_cast<unsigned long long *> (turn + 32 * T9_WARPS);
+  /* MMA's fragments: lane = 4 g + q holds A's rows g and g + 8, B's
+   * column g, the sums' rows g and g + 8; row g is channel g % 4. */
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int g = lane / 4, q = lane % 4, c = g % 4;
+  const int bx0 = blockIdx.x * T9_BAND, y_first = blockIdx.y * seg;
+  const int rows = min (seg, a.dst.height - y_first);
+  const int steps = (rows + 2 * (T9_K - 1)) / T9_K;
+  const int x_lo = a.out_x + bx0 - T9_K / 2;
+  [[maybe_unused]] const bool bulk_cols = x_lo >= 0 && x_lo + T9_IN_W <= a.src.width;
+  const float unscale = c_tensor9_unscale, inv = a.inv_divisor * unscale;
+  /* The pixel of A's first column in row g, and where its sums turn. */
+  const int tx0 = warp * 32 + 8 * (g / 4) + 2 * q;
+  float *const turned = reinterpret_cast<float *> (turn) + tx0 * 4 + c;
+  const int x = bx0 + warp * 32 + lane;   /* the pixel this lane stores */
+  const bool here = x < a.dst.width;
+  /* The output row the first input row completes (it has none). */
+  float *out = a.dst.data + (long long) (y_first - (T9_K - 1)) * a.dst.pitch + (long long) x * 4;
+  [[maybe_unused]] unsigned parity = 0;
+  unsigned bh[T9_K][2], bl[T9_K][2], ah[4], al[4];
+  float acc[T9_K][4], v[8];
+  /* Non-finite where a sum was: NaN from the start where the taps or the
+   * divisor with them leave half or single precision's range. */
+  float bad = unscale != 0.0f && fabsf (inv) >= FLT_MIN && fabsf (inv) <= FLT_MAX ? 0.0f : NAN;
+
+  /* Step s's input rows into buffer b: by bulk copies, a row each, where
+   * they lie inside the source, else sample by sample, ghosts of a zero
+   * border written as zeros. */
+  const auto stage_rows = [&] (int s, int b)
+  {
+    float4 *const to = stage + b * T9_K * T9_IN_W;
+    const int y0 = a.out_y + y_first - T9_K / 2 + s * T9_K;
+
+#if BULK_COPY
+    if (bulk_cols && y0 >= 0 && y0 + T9_K <= a.src.height)
+      {
+        if (threadIdx.x == 0)
+          {
+            const unsigned bar = shared_address (staged + b);
+
+            /* Orders the block's reads of the buffer before the engine's writes. */
+            asm volatile ("fence.proxy.async.shared::cta;" ::: "memory");
+            asm volatile ("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+                          :: "r" (bar), "r" ((int) sizeof (float4) * T9_K * T9_IN_W)
+                          : "memory");
+            for (int r = 0; r < T9_K; r++)
+              asm volatile ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+                            " [%0], [%1], %2, [%3];"
+                            :: "r" (shared_address (to + r * T9_IN_W)),
+                               "l" (a.src.data + (y0 + r) * a.src.pitch + (long long) x_lo * 4),
+                               "r" ((int) sizeof (float4) * T9_IN_W), "r" (bar)
+                            : "memory");
+          }
+        return;
+      }
+    if (threadIdx.x == 0)
+      asm volatile ("mbarrier.arrive.shared::cta.b64 _, [%0];"
+                    :: "r" (shared_address (staged + b)) : "memory");
+#endif
+    for (int r = warp; r < T9_K; r += T9_WARPS)
+      {
+        const int sy = cc_border_index32 (y0 + r, a.src.height, a.border_y);
+        const float4 *row = reinterpret_cast<const float4 *> (a.src.data + sy * a.src.pitch);
+
+        for (int p = lane; p < T9_IN_W; p += 32)
+          {
+            const int sx = cc_border_index32 (x_lo + p, a.src.width, a.border_x);
+
+            if ((sx | sy) >= 0)
+              __pipeline_memcpy_async (to + r * T9_IN_W + p, row + sx, sizeof (float4));
+            else
+              to[r * T9_IN_W + p] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+          }
+      }
+  };
+  /* Until buffer b's copies have landed, for the whole block. */
+  const auto wait_rows = [&] (int b, int groups)
+  {
+    __pipeline_wait_prior (groups);
+#if BULK_COPY
+    mbarrier_wait (staged + b, parity >> b & 1);
+    parity ^= 1u << b;
+#endif
+    __syncthreads ();
+  };
+  /* Row u of buffer b: this lane's samples of A, columns 2q, 2q + 1 and
+   * 8 on, rows g and g + 8 (16 pixels on). */
+  const auto fetch = [&] (int b, int u)
+  {
+    const float *row = reinterpret_cast<const float *> (stage + (b * T9_K + u) * T9_IN_W) +
+                       tx0 * 4 + c;
+
+    v[0] = row[0];  v[1] = row[4];  v[2] = row[64]; v[3] = row[68];
+    v[4] = row[32]; v[5] = row[36]; v[6] = row[96]; v[7] = row[100];
+  };
+  const auto split = [&] ()
+  {
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+      split_halves (v[2 * i], v[2 * i + 1], ah[i], al[i]);
+  };
+
+#pragma unroll
+  for (int r = 0; r < T9_K; r++)
+    {
+#pragma unroll
+      for (int i = 0; i < 2; i++)
+        {
+          bh[r][i] = g_tensor9_taps[r][0][lane][i];
+          bl[r][i] = g_tensor9_taps[r][1][lane][i];
+        }
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        acc[r][i] = 0.0f;
+    }
+#if BULK_COPY
+  if (threadIdx.x == 0)
+    {
+      asm volatile ("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r" (shared_address (staged)));
+      asm volatile ("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r" (shared_address (staged + 1)));
+      asm volatile ("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+  __syncthreads ();
+#endif
+  stage_rows (0, 0);
+  __pipeline_commit ();
+  if (steps > 1)
+    stage_rows (1, 1);
+  __pipeline_commit ();
+  wait_rows (0, 1);
+  fetch (0, 0);
+  split ();
+  for (int s = 0; s < steps; s++)
+    {
+      const int b = s & 1;
+
+#pragma unroll
+      for (int u = 0; u < T9_K; u++)
+        {
+          /* The next row's samples load while this row's MMAs run. */
+          if (u + 1 < T9_K)
+            fetch (b, u + 1);
+          else if (s + 1 < steps)
+            {
+              wait_rows (b ^ 1, 0);
+              if (s + 2 < steps)
+                stage_rows (s + 2, b);
+              __pipeline_commit ();
+              fetch (b ^ 1, 0);
+            }
+          /* Input row 9 s + u meets mask row r in output row 9 s + u - r;
+           * the small products first. */
+#pragma unroll
+          for (int r = 0; r < T9_K; r++)
+            mma_f16 (acc[(u - r + T9_K) % T9_K], al, bh[r][0], bh[r][1]);
+#pragma unroll
+          for (int r = 0; r < T9_K; r++)
+            mma_f16 (acc[(u - r + T9_K) % T9_K], ah, bl[r][0], bl[r][1]);
+#pragma unroll
+          for (int r = 0; r < T9_K; r++)
+            mma_f16 (acc[(u - r + T9_K) % T9_K], ah, bh[r][0], bh[r][1]);
+
+          /* Output row 9 s + u - 8 has all its taps.  A non-finite sample
+           * makes all 8 sums of its row of A non-finite, so 2 of a lane's 4
+           * sums (columns 2q of rows g and g + 8) see every row. */
+          float (&d)[4] = acc[(u + 1) % T9_K];
+          const int j = s * T9_K + u - (T9_K - 1);
+
+          bad += d[0] + d[2];
+          turned[0] = d[0];
+          turned[4] = d[1];
+          turned[64] = d[2];
+          turned[68] = d[3];
+          __syncwarp ();
+          if ((unsigned) j < (unsigned) rows && here)
+            tensor9_store<FINISH> (a, turn[warp * 32 + lane], inv, unscale, x, y_first + j, out);
+          out += a.dst.pitch;
+          __syncwarp ();
+          d[0] = d[1] = d[2] = d[3] = 0.0f;
+          if (u + 1 < T9_K || s + 1 < steps)
+            split ();
+        }
+    }
+  if (!isfinite (bad))
+    a.claims[2] = 1;
+#endif
 }
 
 /* Rows of outputs a 3x3-kernel warp computes. */
@@ -563,6 +874,53 @@ cc_register_shared_bytes (int mask_width, int mask_height, int channels, bool we
             : (size_t) -1;
 }
 
+/* The tensor kernel's B for each mask row (the 9 rows of 'stride' floats
+ * at 'taps'), each tap as two halves, Hi and Lo, after scaling. */
+static cudaError_t
+tensor9_set_mask (const float *taps, int stride, cudaStream_t stream)
+{
+  unsigned b[T9_K][2][32][2];
+  float largest = 0.0f, unscale = 0.0f, scale = 0.0f;
+  int e = 0;
+  cudaError_t err;
+
+  for (int j = 0; j < T9_K; j++)
+    for (int i = 0; i < T9_K; i++)
+      largest = fmaxf (largest, fabsf (taps[j * stride + i]));
+  frexpf (largest, &e);
+  /* The largest tap to [1, 2): its halves then keep 22 bits. */
+  if (largest == 0.0f || (e > -100 && e < 100))
+    {
+      scale = ldexpf (1.0f, 1 - e);
+      unscale = ldexpf (1.0f, e - 1);
+    }
+  for (int j = 0; j < T9_K; j++)
+    for (int lane = 0; lane < 32; lane++)
+      for (int r = 0; r < 2; r++)
+        {
+          uint16_t h[2][2];   /* [Hi, Lo][k even, odd] */
+
+          for (int o = 0; o < 2; o++)
+            {
+              /* B's rows 2q + o (+ 8 in the second register), column g. */
+              const int k = 2 * (lane % 4) + o + 8 * r, tap = k - lane / 4;
+              const float t = tap >= 0 && tap < T9_K ? taps[j * stride + tap] * scale : 0.0f;
+              const __half hi = __float2half_rn (t);
+              const __half lo = __float2half_rn (t - __half2float (hi));
+
+              memcpy (&h[0][o], &hi, sizeof hi);
+              memcpy (&h[1][o], &lo, sizeof lo);
+            }
+          b[j][0][lane][r] = h[0][0] | (unsigned) h[0][1] << 16;
+          b[j][1][lane][r] = h[1][0] | (unsigned) h[1][1] << 16;
+        }
+  if ((err = cudaMemcpyToSymbolAsync (g_tensor9_taps, b, sizeof b, 0, cudaMemcpyHostToDevice,
+                                      stream)) != cudaSuccess)
+    return err;
+  return cudaMemcpyToSymbolAsync (c_tensor9_unscale, &unscale, sizeof unscale, 0,
+                                  cudaMemcpyHostToDevice, stream);
+}
+
 cudaError_t
 cc_register_set_mask (const float *mask, int width, int height, cudaStream_t stream)
 {
@@ -570,12 +928,17 @@ cc_register_set_mask (const float *mask, int width, int height, cudaStream_t str
   const int pad = (kw - width) / 2, stride = reg_mask_stride (kw);
   float padded[reg_mask_stride (REG_MAX_WIDTH) * CC_MASK_MAX];
 
+  cudaError_t err;
+
   /* Centred in its class, zero taps either side and in the row's padding. */
   for (int j = 0; j < height; j++)
     for (int i = 0; i < stride; i++)
       padded[j * stride + i] = i >= pad && i < pad + width ? mask[j * width + i - pad] : 0.0f;
-  return cudaMemcpyToSymbolAsync (c_reg_mask, padded, sizeof (float) * stride * height, 0,
-                                  cudaMemcpyHostToDevice, stream);
+  if ((err = cudaMemcpyToSymbolAsync (c_reg_mask, padded, sizeof (float) * stride * height, 0,
+                                      cudaMemcpyHostToDevice, stream)) != cudaSuccess ||
+      kw != T9_K || height != T9_K)
+    return err;
+  return tensor9_set_mask (padded, stride, stream);
 }
 
 /* The column kernel: 8 rows of 32 threads, fewer rows if the tile must. */
@@ -599,7 +962,8 @@ launch_column (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
 
 template <int C, int KW, bool WEIGHTED>
 static cudaError_t
-launch_class (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
+launch_class (const ConvArgs &a, size_t shared_limit, cudaStream_t stream,
+              unsigned *redo = nullptr)
 {
   dim3 block;
 
@@ -611,7 +975,57 @@ launch_class (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
                       tile_for<C> (span + KW - 1, block.y + a.mask_height - 1,
                                    a.out_x - (KW - 1) / 2), span, shared_limit,
                       (a.dst.width + span - 1) / span,
-                      (a.dst.height + block.y - 1) / block.y, stream);
+                      (a.dst.height + block.y - 1) / block.y, stream, redo);
+}
+
+/* Whether the tensor kernel takes the job: a 9x9 mask (9 rows of the
+ * 9-wide class) on unweighted RGBA (the caller's), source rows 16-byte
+ * aligned, nothing to add to, on a GPU with half-precision MMA (compute
+ * capability 8.0 and up). */
+static bool
+tensor9_takes (const ConvArgs &a, size_t shared_limit)
+{
+  int device = 0, major = 0;
+
+  cudaGetDevice (&device);
+  cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, device);
+  return a.mask_height == T9_K && !a.accumulate && a.vec4 && major >= 8 &&
+         tensor9_shared_bytes () <= shared_limit;
+}
+
+/* The tensor kernel, then the FP32 kernel for the jobs it hands back. */
+static cudaError_t
+launch_tensor9 (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
+{
+  const size_t shared = tensor9_shared_bytes ();
+  const int bands = (a.dst.width + T9_BAND - 1) / T9_BAND;
+  int device = 0, sms = 1;
+  cudaError_t err;
+
+  /* Rows a block: as many as fill one wave of two blocks an SM, since each
+   * block sums 8 rows with no output of their own and waits for its first
+   * loads (half as many rows ran 7% slower). */
+  cudaGetDevice (&device);
+  cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device);
+  const int segs = max (2 * sms / bands, 1);
+  const int seg = max ((a.dst.height + segs - 1) / segs, T9_MIN_SEG);
+
+  /* Plain sums (plain_only): the finish chosen once, not per pixel. */
+  bool plain = !a.accumulate && (uintptr_t) a.dst.data % 16 == 0 && a.dst.pitch % 4 == 0;
+
+  for (int c = 0; c < 4; c++)
+    plain = plain && a.mode[c] == CC_MODE_PLAIN;
+  void (*const kernel) (ConvArgs, int) = !plain ? conv_tensor9<T9_BY_MODE>
+                                         : a.clamp ? conv_tensor9<T9_PLAIN_CLAMPED>
+                                         : conv_tensor9<T9_PLAIN>;
+
+  if ((err = cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   (int) shared)) != cudaSuccess)
+    return err;
+  kernel<<<dim3 (bands, (a.dst.height + seg - 1) / seg), 32 * T9_WARPS, shared, stream>>> (a, seg);
+  if ((err = cudaGetLastError ()) != cudaSuccess)
+    return err;
+  return launch_class<4, T9_K, false> (a, shared_limit, stream, a.claims + 2);
 }
 
 template <int C, bool WEIGHTED>
@@ -627,7 +1041,10 @@ launch_channels (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
       return launch_class<C, 3, WEIGHTED> (a, shared_limit, stream);
     case 5:  return launch_class<C, 5, WEIGHTED> (a, shared_limit, stream);
     case 7:  return launch_class<C, 7, WEIGHTED> (a, shared_limit, stream);
-    case 9:  return launch_class<C, 9, WEIGHTED> (a, shared_limit, stream);
+    case 9:
+      if (C == 4 && !WEIGHTED && tensor9_takes (a, shared_limit))
+        return launch_tensor9 (a, shared_limit, stream);
+      return launch_class<C, 9, WEIGHTED> (a, shared_limit, stream);
     case 15: return launch_class<C, 15, WEIGHTED> (a, shared_limit, stream);
     case 25: return launch_class<C, 25, WEIGHTED> (a, shared_limit, stream);
     case 31: return launch_class<C, 31, WEIGHTED> (a, shared_limit, stream);

@@ -453,6 +453,7 @@ struct Walk
   int mapped;         /* map: the source, a box a tile (load_tile_async) */
   int out_mapped;     /* out_map: the output, a box a tile's outputs */
   CUtensorMap map, out_map;
+  unsigned *redo;     /* non-NULL: run only where it is set (a fallback), and clear it */
 };
 
 struct TilePos
@@ -480,6 +481,8 @@ walk_done (const Walk &w)
     {
       w.claims[0] = 0;
       w.claims[1] = 0;
+      if (w.redo)
+        *w.redo = 0;
     }
 }
 
@@ -558,7 +561,8 @@ image_map (const DevImage &im, int channels, int w, int h, CUtensorMap *map)
 }
 
 /* Launches a tile-walking kernel with as many blocks as the GPU holds at
- * once, each claiming tiles until none are left.  A block prefetches its
+ * once, each claiming tiles until none are left ('redo': only where a
+ * kernel before it on the stream set that word).  A block prefetches its
  * next tile into a second buffer where four blocks with two each still fit
  * an SM, or where the second costs no block an SM; where it would, other
  * blocks' loads hide the wait better than a block's own.  Tiles and their
@@ -567,9 +571,10 @@ image_map (const DevImage &im, int channels, int w, int h, CUtensorMap *map)
 template <typename Kernel>
 static cudaError_t
 launch_walk (Kernel kernel, const ConvArgs &a, dim3 block, const Tile &t, int out_span,
-             size_t shared_limit, int across, int down, cudaStream_t stream)
+             size_t shared_limit, int across, int down, cudaStream_t stream,
+             unsigned *redo = nullptr)
 {
-  Walk w = { 1, t.stride * t.h, across, across * down, a.claims, 0, 0, {}, {} };
+  Walk w = { 1, t.stride * t.h, across, across * down, a.claims, 0, 0, {}, {}, redo };
   int device = 0, sms = 1, per_sm = 1, sm_shared = 0;
   cudaError_t err;
 

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,6 +305,54 @@ test_3x3 (CcContext *ctx, bool reduced)
   printf ("3x3: %d cases, %d failed\n", cases, failed);
 }
 
+/* Register's 9x9 RGBA kernel sums in half precision on tensor cores, which
+ * ends at 65520: samples up to 60000 it takes; one of 1e5, an infinity or
+ * a NaN sends the job to the FP32 kernel.  Each result against the gold,
+ * the bound scaled by the largest sample; a NaN's outputs exactly where the
+ * gold's are (the tensor kernel's zero taps would spread it wider); then a
+ * plain image again, after the fallback. */
+static void
+test_tensor9 (CcContext *ctx)
+{
+  enum { W = 300, H = 70, C = 4, N = W * H * C };
+  static const float odd[] = { 60000.0f, -60000.0f, 1e5f, INFINITY, NAN, 0.0f };
+  static float in[N], out[N];
+  static double gold[N];
+  double m[81], sum_abs = 0.0;
+  CcImage src = { in, CC_TYPE_FLOAT, C, W, H, W * C * 4, false };
+  CcImage dst = { out, CC_TYPE_FLOAT, C, W, H, W * C * 4, false };
+  CcImage ref = { gold, CC_TYPE_DOUBLE, C, W, H, W * C * 8, false };
+  CcMask mask = { 9, 9, m, 0.0, 0.0 };
+  CcOptions o;
+  CcResult r;
+
+  for (int i = 0; i < 81; i++)
+    sum_abs += fabs (m[i] = check_uniform (-0.5, 1.0));
+  mask.divisor = sum_abs;
+  cc_options_init (&o);
+  o.method = CC_METHOD_REGISTER;
+  for (size_t k = 0; k < sizeof odd / sizeof odd[0]; k++)
+    {
+      const int at = (37 * W + 150) * C + 2;   /* a blue sample mid-image */
+      const double scale = isfinite (odd[k]) && fabs (odd[k]) > 1.0 ? fabs (odd[k]) : 1.0;
+      int bad = 0;
+
+      for (int i = 0; i < N; i++)
+        in[i] = (float) check_uniform (0.0, 1.0);
+      in[at] = odd[k];
+      CHECK (cc_convolve_gold (&src, 0, 0, &ref, &mask, &o) == CC_OK, "gold refused");
+      if (!CHECK (cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r) == CC_OK,
+                  "register, 9x9, a sample of %g: %s", odd[k], r.message))
+        continue;
+      for (int i = 0; i < N; i++)
+        bad += isnan (gold[i]) ? !isnan (out[i])
+               : isinf (gold[i]) ? out[i] != gold[i]
+               : !(fabs (out[i] - gold[i]) <= (1e-5 + 1e-6) * scale);
+      CHECK (bad == 0, "register, 9x9 RGBA, a sample of %g: %d outputs off the gold",
+             odd[k], bad);
+    }
+}
+
 /* Injected faults: an allocation or a launch that fails.  An explicit GPU
  * method returns the error with the output untouched; auto takes the CPU,
  * says why, and gets the right result; afterwards the GPU works. */
@@ -470,6 +519,7 @@ main (void)
       test_3x3 (ctx, true);
       test_strips (ctx, methods, n, 1);
       test_one_pass_memory (ctx);
+      test_tensor9 (ctx);
       test_faults (ctx);
     }
   else
@@ -481,6 +531,7 @@ main (void)
       test_3x3 (ctx, false);
       test_strips (ctx, methods, n, 3);
       test_one_pass_memory (ctx);
+      test_tensor9 (ctx);
       check_threads (ctx, CC_METHOD_CONSTANT);
       check_threads (ctx, CC_METHOD_TILED);
       check_threads (ctx, CC_METHOD_REGISTER);
