@@ -42,9 +42,15 @@ struct ConvArgs
   int            vec4;       /* source rows 16-byte aligned: 16-byte reads */
   const float   *mask;       /* the mask in global memory */
   unsigned      *claims;     /* two counters the register kernels hand out
-                              * tiles by, zero between launches; a pair a
-                              * stream (kernels on it run one at a time) */
+                              * tiles by, zero between launches, then the
+                              * redo word (CLAIMS_REDO); a block a stream
+                              * (kernels on it run one at a time) */
 };
+
+/* ConvArgs.claims[CLAIMS_REDO]: set by a kernel that hands its job back
+ * (register's tensor 9x9 kernel), read and cleared by the FP32 kernel
+ * launched after it. */
+constexpr int CLAIMS_REDO = 2;
 
 template <int C>
 __device__ __forceinline__ void

@@ -263,7 +263,8 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
  * issued a step ahead; one block barrier a step.
  *
  * Half precision ends at 65520: a sample beyond it, an infinity or a NaN
- * makes a sum non-finite, which the kernel reports in ConvArgs.claims[2].
+ * makes a sum non-finite, which the kernel reports in ConvArgs.claims
+ * [CLAIMS_REDO].
  * The FP32 kernel, launched after it on the same stream, then does the
  * job again; otherwise its blocks return at once. */
 constexpr int T9_K = 9;
@@ -536,7 +537,7 @@ conv_tensor9 (const __grid_constant__ ConvArgs a, int seg)
         }
     }
   if (!isfinite (bad))
-    a.claims[2] = 1;
+    a.claims[CLAIMS_REDO] = 1;
 #endif
 }
 
@@ -1025,7 +1026,7 @@ launch_tensor9 (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
   kernel<<<dim3 (bands, (a.dst.height + seg - 1) / seg), 32 * T9_WARPS, shared, stream>>> (a, seg);
   if ((err = cudaGetLastError ()) != cudaSuccess)
     return err;
-  return launch_class<4, T9_K, false> (a, shared_limit, stream, a.claims + 2);
+  return launch_class<4, T9_K, false> (a, shared_limit, stream, a.claims + CLAIMS_REDO);
 }
 
 template <int C, bool WEIGHTED>
