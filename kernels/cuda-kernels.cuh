@@ -43,14 +43,25 @@ struct ConvArgs
   const float   *mask;       /* the mask in global memory */
   unsigned      *claims;     /* two counters the register kernels hand out
                               * tiles by, zero between launches, then the
-                              * redo word (CLAIMS_REDO); a block a stream
+                              * redo word (CLAIMS_REDO) and the exact
+                              * kernel's two (CLAIMS_NAN); a block a stream
                               * (kernels on it run one at a time) */
+  unsigned      *nan_seen;   /* non-NULL: set it where a sum may have a NaN
+                              * the mask does not make (CLAIMS_NAN) */
 };
 
 /* ConvArgs.claims[CLAIMS_REDO]: set by a kernel that hands its job back
  * (register's tensor 9x9 kernel), read and cleared by the FP32 kernel
  * launched after it. */
 constexpr int CLAIMS_REDO = 2;
+
+/* ConvArgs.claims[CLAIMS_NAN], through ConvArgs.nan_seen: set by a kernel
+ * whose arithmetic reaches past the mask, where an infinity or a NaN
+ * there has made a sum NaN (a zero tap padding the mask times the sample;
+ * a transform spreading it over its whole plane).  Then the exact kernel
+ * (cc_exact_launch), launched after it, does the job again and clears
+ * the word; claims[CLAIMS_NAN + 1] counts its finished blocks. */
+constexpr int CLAIMS_NAN = 3;
 
 template <int C>
 __device__ __forceinline__ void
@@ -189,6 +200,13 @@ conv_pixel (const ConvArgs &a, const Taps &taps, const Source &source, int x, in
  * per device: the textbook methods but basic, and register) hold this lock
  * from setting the mask until their last launch has finished. */
 extern pthread_mutex_t cc_constant_mask_lock;
+
+/* textbook-kernels.cu: the exact kernel, after a kernel given 'nan_seen'
+ * (args.nan_seen, args.claims + CLAIMS_NAN): only where that kernel set
+ * the word, the job again from the source, the mask in global memory
+ * (args.mask), every tap from the definition; else its few blocks return
+ * at once. */
+cudaError_t cc_exact_launch          (const ConvArgs &args, cudaStream_t stream);
 
 /* register-kernels.cu: the register method's kernels, for masks up to
  * 127 wide (widths rounded up to cc_mask_width_class).  The mask goes to

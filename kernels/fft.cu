@@ -198,6 +198,8 @@ fft_pad (const __grid_constant__ ConvArgs a, float *planes, Shape s)
       float *p = planes + (size_t) (ty * s.x.tiles + tx) * C * s.plane + (size_t) v * s.pitch + u;
       float val[C];
 
+      bool odd = false;
+
       if (row.present () && u < s.x.t)
         row (a.out_x - (a.mask_width - 1) / 2 + tx * s.x.s + u, val);
       else
@@ -206,7 +208,13 @@ fft_pad (const __grid_constant__ ConvArgs a, float *planes, Shape s)
           val[c] = 0.0f;
 #pragma unroll
       for (int c = 0; c < C; c++)
-        p[c * s.plane] = val[c];
+        {
+          p[c * s.plane] = val[c];
+          odd = odd || (!isfinite (val[c]) && a.mode[c] != CC_MODE_COPY);
+        }
+      /* The transform spreads an infinity or a NaN over its whole plane. */
+      if (odd && a.nan_seen)
+        *a.nan_seen = 1;
     }
 }
 
@@ -816,7 +824,14 @@ launch (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass, floa
   return cc_fft_launch (g->fft, a, job->mask, planes, stream);
 }
 
+/* Every output's sum takes the whole plane's samples. */
+static bool
+reach_past (const struct _CcGpu *g, const CcJob *job)
+{
+  return true;
+}
+
 /* The mask's spectrum is made, and kept, at the launch. */
 extern "C" const CcKernels cc_kernels_fft =
   { check, NULL, launch, /* constant */ false, /* one_lane */ true, /* passes */ false,
-    /* planes */ true };
+    /* planes */ true, /* one_pass */ NULL, reach_past };

@@ -74,6 +74,11 @@ struct _CcKernels
   /* Where 'passes': whether this job runs in one pass all the same, without
    * that output; NULL: never. */
   bool        (*one_pass) (const struct _CcGpu *g, const CcJob *job);
+  /* Whether its sums reach samples past the mask (zero taps padding it, a
+   * transform's whole plane), where an infinity or a NaN would make a NaN
+   * the mask does not: then, on sources that can hold one, the kernels
+   * get ConvArgs.nan_seen and the exact kernel follows them; NULL: never. */
+  bool        (*reach_past) (const struct _CcGpu *g, const CcJob *job);
 };
 
 CcStatus       cc_gpu_status_of   (cudaError_t err);

@@ -164,6 +164,24 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
             }
         }
 
+      /* The class's zero taps past the mask make a NaN of an infinity or
+       * a NaN they reach (cc_register_launch passes nan_seen only then). */
+      if (a.nan_seen)
+        {
+          bool nan = false;
+
+#pragma unroll
+          for (int n = 0; n < REG_NX; n++)
+            {
+              nan = nan || isnan (wabs[n]);
+#pragma unroll
+              for (int c = 0; c < C; c++)
+                nan = nan || isnan (plain[n][c]);
+            }
+          if (nan)
+            *a.nan_seen = 1;
+        }
+
       /* Finish in registers (copied channels from the tile's centre
        * pixels), then stage the tile's outputs in its own buffer, so the
        * stores to global memory are whole rows, coalesced. */
@@ -1062,6 +1080,8 @@ cc_register_launch (const ConvArgs &args, size_t shared_limit, cudaStream_t stre
   ConvArgs a = args;
 
   a.mask_width = cc_mask_width_class (args.mask_width);
+  if (a.mask_width == args.mask_width)
+    a.nan_seen = nullptr;
   if (a.weighted)
     switch (a.channels)
       {
@@ -1112,5 +1132,13 @@ launch (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass, floa
   return cc_register_launch (a, g->shared_optin, stream);
 }
 
+/* A mask narrower than its class is padded with zero taps. */
+static bool
+reach_past (const struct _CcGpu *g, const CcJob *job)
+{
+  return cc_mask_width_class (job->mask_width) != job->mask_width;
+}
+
 extern "C" const CcKernels cc_kernels_register =
-  { check, set_mask, launch, /* constant */ true };
+  { check, set_mask, launch, /* constant */ true, /* one_lane */ false, /* passes */ false,
+    /* planes */ false, /* one_pass */ NULL, reach_past };

@@ -36,6 +36,7 @@ typedef struct
   bool    stage_in;       /* the source is pageable host memory: staged */
   bool    stage_out;      /* the output is pageable host memory: staged */
   size_t  host_out_row;   /* bytes a row the device sends back to the host */
+  bool    exact_after;    /* the exact kernel follows, where a NaN was seen */
 } Plan;
 
 /* Pipelined strips of about this many host bytes each, at most this many
@@ -108,6 +109,9 @@ make_plan (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job,
         p->raw_out_row = dst->width * C * cc_type_size (dst->type);
     }
   p->fft = k->planes;
+  /* Only float and half samples can be infinite or NaN. */
+  p->exact_after = (src->type == CC_TYPE_FLOAT || src->type == CC_TYPE_HALF ||
+                    src->type == CC_TYPE_DOUBLE) && k->reach_past && k->reach_past (g, job);
   if (k->passes && job->mask_width > 1 && job->mask_height > 1 &&
       !(k->one_pass && k->one_pass (g, job)))
     {
@@ -361,6 +365,7 @@ start_strip (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const Plan 
   lane->y0 = y0;
   lane->rows = rows;
   a.claims = lane->claims;
+  a.nan_seen = p->exact_after ? lane->claims + CLAIMS_NAN : NULL;
   cudaEventRecord (lane->ev[0], stream);
   if (p->direct_in)
     {
@@ -407,7 +412,8 @@ start_strip (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const Plan 
   else
     a.dst = DevImage { float_out, dst->width * C, (int) dst->width, (int) rows };
   a.vec4 = ((uintptr_t) a.src.data % 16 == 0) && (a.src.pitch % 4 == 0);
-  if ((err = launch (g, k, job, a, pass, planes, stream)) != cudaSuccess)
+  if ((err = launch (g, k, job, a, pass, planes, stream)) != cudaSuccess ||
+      (a.nan_seen && (err = cc_exact_launch (a, stream)) != cudaSuccess))
     return err;
 
   if (!p->direct_out && (dst->on_device || p->raw_out_row))
@@ -606,6 +612,9 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
   if (k->constant)
     pthread_mutex_lock (&cc_constant_mask_lock);
   err = k->set_mask ? k->set_mask (g, job) : cudaSuccess;
+  /* The exact kernel reads the mask where basic does. */
+  if (err == cudaSuccess && p.exact_after)
+    err = cc_kernels_basic.set_mask (g, job);
   if (err == cudaSuccess && job->transfer)
     err = upload_transfer (g, job->transfer);
   /* The lanes read the mask and the tables: they must be there first. */

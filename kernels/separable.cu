@@ -47,27 +47,26 @@ check (const CcJob *job, size_t *shared, char *message, size_t size)
  * it runs; the row pass filters them along x into a buffer of filtered
  * rows, and the column pass streams down that buffer.  Each of its threads
  * owns one sample column (a pixel's channel) and keeps in registers the
- * sums of the KP output rows the latest filtered row reaches: each row is
- * read from shared memory once and feeds KP FMAs, and the output row it
+ * sums of the KP output rows the latest filtered row reaches (KP: the
+ * mask's 2R + 1 taps rounded up to a multiple of 8): each row is read from
+ * shared memory once and feeds 2R + 1 FMAs, and the output row it
  * completes is stored.  So the image is read once (its halo columns from
  * L2) and written once, and the filtered rows above a step are never kept
  * or moved; only the KP - 1 rows a block starts with are filtered without
  * an output of their own.  The row pass's threads take 8 adjacent outputs
  * each and load each input once from shared memory at an offset the
- * compiler knows; the taps, padded with zeros to a multiple of 8, are
- * immediate operands, one kernel for each such count (four kernels, where
- * one unrolled for each radius grew past the instruction cache).  Input
- * rows wholly inside the source come by one tensor copy a step, issued by
- * one thread, where the per-pixel copies cost every warp 35 instructions a
- * row.  RGBA, one term, square masks up to 31x31 (a narrower axis padded
- * with zero taps would carry a NaN beyond the mask's reach); the rest take
- * the two passes below. */
+ * compiler knows; the taps are immediate operands, one kernel a radius.
+ * No zero tap is multiplied: times an infinity or a NaN it would make a
+ * NaN past the mask's reach.  Input rows wholly inside the source come by
+ * one tensor copy a step, issued by one thread, where the per-pixel copies
+ * cost every warp 35 instructions a row.  RGBA, one term, square masks up
+ * to 31x31; the rest take the two passes below. */
 constexpr int FUSED_THREADS = 256;
 constexpr int FUSED_BW = 64;
 constexpr int FUSED_MIN_SEG = 256;
 constexpr int FUSED_MAX_R = 15;
-constexpr int FUSED_OUT = 8;   /* row-pass outputs a thread; taps are padded to its multiples */
-constexpr int FUSED_TAPS = 32; /* 2 * FUSED_MAX_R + 1, padded to a multiple of FUSED_OUT */
+constexpr int FUSED_OUT = 8;   /* row-pass outputs a thread; KP is a multiple of it */
+constexpr int FUSED_TAPS = 32; /* 2 * FUSED_MAX_R + 1, rounded up to a multiple of FUSED_OUT */
 /* Staged columns a thread copies: a warp covers 32 of the tile's. */
 constexpr int FUSED_STAGE_COLS = (FUSED_BW + FUSED_TAPS - 1 + 31) / 32;
 /* The column pass's threads: one a sample column of the block's. */
@@ -76,7 +75,7 @@ static_assert (FUSED_THREADS == 4 * FUSED_BW, "a column-pass thread a sample col
 /* [0]: the row taps, [1]: the column taps, zeros past the mask. */
 __constant__ float c_fused_taps[2][FUSED_TAPS];
 
-/* Taps a pass runs: the mask's, padded to a multiple of FUSED_OUT. */
+/* KP: the mask's taps rounded up to a multiple of FUSED_OUT. */
 static __host__ __device__ constexpr int fused_padded (int r) { return (2 * r + FUSED_OUT) & ~(FUSED_OUT - 1); }
 /* Rows a step: a multiple of the padded taps, so that each output row's
  * sum is in the same register at every step (the column pass is unrolled
@@ -106,22 +105,22 @@ fma4 (float4 &acc, float k, const float4 &v)
   acc.w += k * v.w;
 }
 
-/* 8 adjacent outputs from the KP padded taps 'taps' over the inputs from
- * 'in': each input loaded once and taken by every output it reaches, KP + 7
- * shared-memory loads for 8 KP taps, the taps immediate operands from
+/* 8 adjacent outputs from the NT taps 'taps' over the inputs from 'in':
+ * each input loaded once and taken by every output it reaches, NT + 7
+ * shared-memory loads for 8 NT taps, the taps immediate operands from
  * constant memory.  Each output sums its taps in order. */
-template <int KP>
+template <int NT>
 __device__ __forceinline__ void
 filter8 (const float4 *in, const float *taps, float4 acc[FUSED_OUT])
 {
 #pragma unroll
-  for (int u = 0; u < KP + FUSED_OUT - 1; u++)
+  for (int u = 0; u < NT + FUSED_OUT - 1; u++)
     {
       const float4 v = in[u];
 
 #pragma unroll
       for (int o = 0; o < FUSED_OUT; o++)
-        if (u - o >= 0 && u - o < KP)
+        if (u - o >= 0 && u - o < NT)
           fma4 (acc[o], taps[u - o], v);
     }
 }
@@ -147,12 +146,15 @@ fused_store (const ConvArgs &a, float sum, float *out, int y, int x, int c)
 
 /* 'map' (where 'mapped') describes the source in boxes of the staging
  * tile's width and a step's rows. */
-template <int KP>
+template <int R>
 __global__ void __launch_bounds__ (FUSED_THREADS, 2)
 conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ CUtensorMap map,
-            int mapped, int R, int seg)
+            int mapped, int seg)
 {
-  /* The host's fused_* sizes, known here from KP (= fused_padded (R)). */
+  /* The host's fused_* sizes; the sums' rotation runs over the taps padded
+   * to KP, the FMAs over the mask's NT alone, so that an infinity or a NaN
+   * reaches no output past the mask. */
+  constexpr int KP = fused_padded (R), NT = 2 * R + 1;
   constexpr int IN_W = FUSED_BW + KP - 1, SW = IN_W | 1, CH = fused_step (KP);
   constexpr int F = FUSED_FILTERED_STRIDE;
   static_assert (CH % KP == 0 && CH <= 32, "a step: whole rounds of the column sums");
@@ -241,7 +243,7 @@ conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ CUtensor
       {
         float4 acc[FUSED_OUT] = {};
 
-        filter8<KP> (stage + r * SW + x0, c_fused_taps[0], acc);
+        filter8<NT> (stage + r * SW + x0, c_fused_taps[0], acc);
 #pragma unroll
         for (int o = 0; o < FUSED_OUT; o++)
           filtered[r * F + x0 + o] = acc[o];
@@ -286,7 +288,7 @@ conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ CUtensor
 
             /* Each output row's taps in order, as the row pass sums them. */
 #pragma unroll
-            for (int k = 0; k < KP; k++)
+            for (int k = 0; k < NT; k++)
               sum[(u - k + KP) % KP] += c_fused_taps[1][k] * v;
             if (valid & 1u << u)
               fused_store<FINISH> (a, sum[(u + 1) % KP], o, y_first + j0 + u, x, c);
@@ -348,11 +350,13 @@ launch_fused (const struct _CcGpu *g, const CcJob *job, const ConvArgs &a, int r
   seg = seg < FUSED_MIN_SEG ? FUSED_MIN_SEG : (seg + 31) / 32 * 32;
   const dim3 grid (bands, (a.dst.height + seg - 1) / seg);
   float taps[2][FUSED_TAPS] = {};
-  /* A kernel for each padded tap count, so that its taps are unrolled. */
-  void (*const kernels[]) (ConvArgs, CUtensorMap, int, int, int) =
-    { conv_fused<8>, conv_fused<16>, conv_fused<24>, conv_fused<32> };
-  void (*const kernel) (ConvArgs, CUtensorMap, int, int, int) =
-    kernels[fused_padded (r) / FUSED_OUT - 1];
+  /* A kernel a radius, so that its taps are unrolled. */
+  void (*const kernels[]) (ConvArgs, CUtensorMap, int, int) =
+    { conv_fused<1>, conv_fused<2>, conv_fused<3>, conv_fused<4>, conv_fused<5>,
+      conv_fused<6>, conv_fused<7>, conv_fused<8>, conv_fused<9>, conv_fused<10>,
+      conv_fused<11>, conv_fused<12>, conv_fused<13>, conv_fused<14>, conv_fused<15> };
+  static_assert (sizeof kernels / sizeof kernels[0] == FUSED_MAX_R, "a kernel a radius");
+  void (*const kernel) (ConvArgs, CUtensorMap, int, int) = kernels[r - 1];
   cudaError_t err;
 
   for (int i = 0; i < 2 * r + 1; i++)
@@ -365,7 +369,7 @@ launch_fused (const struct _CcGpu *g, const CcJob *job, const ConvArgs &a, int r
       (err = cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    (int) shared)) != cudaSuccess)
     return err;
-  kernel<<<grid, FUSED_THREADS, shared, stream>>> (a, map, mapped, r, seg);
+  kernel<<<grid, FUSED_THREADS, shared, stream>>> (a, map, mapped, seg);
   return cudaGetLastError ();
 }
 
@@ -422,6 +426,14 @@ launch (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass, floa
 }
 
 /* Each pass sets its own mask. */
+/* The two passes' row pass takes register's classes; the one pass and
+ * the column pass take the mask's own taps. */
+static bool
+reach_past (const struct _CcGpu *g, const CcJob *job)
+{
+  return !fused_takes (g, job) && cc_mask_width_class (job->mask_width) != job->mask_width;
+}
+
 extern "C" const CcKernels cc_kernels_separable =
   { check, NULL, launch, /* constant */ true, /* one_lane */ true, /* passes */ true,
-    /* planes */ false, fused_takes };
+    /* planes */ false, fused_takes, reach_past };

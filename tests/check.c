@@ -747,3 +747,108 @@ check_threads (CcContext *ctx, CcMethod method)
   CHECK (failed == 0, "%s: %d of 4 concurrent runs failed", cc_method_name (method), failed);
   return failed;
 }
+
+/* ---- Samples past the ordinary ---- */
+
+int
+check_odd_samples (CcContext *ctx, const CcMethod *methods, int n_methods, bool reduced)
+{
+  enum { W = 160, H = 72, C = 4, N = W * H * C };
+  /* Square widths on either side of each class the kernels compile (their
+   * taps zero-padded up to it), and a wide, short one. */
+  static const int shapes[][2] = { { 3, 3 }, { 5, 5 }, { 9, 9 }, { 11, 11 }, { 17, 17 },
+                                   { 25, 25 }, { 31, 31 }, { 45, 45 }, { 7, 3 } };
+  static const float odd[] = { INFINITY, NAN, 1e5f };
+  /* Mid-image, and in the corner where the border's ghosts repeat it. */
+  static const int at[][2] = { { 81, 37 }, { 1, 2 } };
+  float *in = malloc (sizeof (float) * N), *out = malloc (sizeof (float) * N);
+  double *gold = malloc (sizeof (double) * N);
+  CcImage src = { in, CC_TYPE_FLOAT, C, W, H, W * C * 4, false };
+  CcImage dst = { out, CC_TYPE_FLOAT, C, W, H, W * C * 4, false };
+  CcImage ref = { gold, CC_TYPE_DOUBLE, C, W, H, W * C * 8, false };
+  int runs = 0, failed = 0;
+
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+    {
+      const int mw = shapes[s][0], mh = shapes[s][1];
+
+      /* Reduced: a padded class and a one pass. */
+      if (reduced && mw != 11 && mw != 31)
+        continue;
+      double values[45 * 45], u[45], v[45], sum_abs = 0.0;
+      CcMask mask = { mw, mh, values, 1.0, 0.0 };
+
+      /* Rank 1, so that separable takes it too. */
+      for (int j = 0; j < mh; j++)
+        u[j] = check_uniform (-0.5, 1.0);
+      for (int i = 0; i < mw; i++)
+        v[i] = check_uniform (-0.5, 1.0);
+      for (int j = 0; j < mh; j++)
+        for (int i = 0; i < mw; i++)
+          sum_abs += fabs (values[j * mw + i] = u[j] * v[i]);
+      mask.divisor = sum_abs;
+      for (size_t k = 0; k < sizeof odd / sizeof odd[0]; k++)
+        for (int p = 0; p < 2; p++)
+          {
+            CcOptions o;
+            const int clamp = (int) (k + p) % 2;
+            const double scale = isfinite (odd[k]) ? fabs (odd[k]) : 1.0;
+
+            cc_options_init (&o);
+            o.clamp = clamp;
+            o.border = p ? CC_BORDER_MIRROR : CC_BORDER_EXTEND;
+            /* A smooth image, as photographs are, with a little grain. */
+            for (int y = 0; y < H; y++)
+              for (int x = 0; x < W; x++)
+                for (int c = 0; c < C; c++)
+                  in[(y * W + x) * C + c] =
+                    (float) (0.5 + 0.3 * sin (0.05 * x + c) * cos (0.07 * y) +
+                             check_uniform (-0.02, 0.02));
+            in[(at[p][1] * W + at[p][0]) * C + 2] = odd[k];
+            CHECK (cc_convolve_gold (&src, 0, 0, &ref, &mask, &o) == CC_OK, "gold refused");
+            for (int m = 0; m < n_methods; m++)
+              {
+                char why[256];
+                CcResult r;
+                int bad = 0, first = -1;
+
+                o.method = methods[m];
+                if (cc_method_check (ctx, methods[m], &mask, C, false, why, sizeof why) ==
+                    CC_ERROR_UNSUPPORTED)
+                  continue;
+                runs++;
+                if (!CHECK (cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r) == CC_OK,
+                            "%s, %dx%d, a sample of %g: %s", cc_method_name (methods[m]),
+                            mw, mh, odd[k], r.message))
+                  {
+                    failed++;
+                    continue;
+                  }
+                /* A NaN exactly where the gold's are (a zero tap padding
+                 * the mask would carry one past its reach), infinities
+                 * equal, the rest within the bound times the sample. */
+                const double b = (r.method_used == CC_METHOD_FFT ? 1e-4 : 1e-5) * scale + 1e-6;
+                for (int i = 0; i < N; i++)
+                  {
+                    const bool ok = isnan (gold[i]) ? isnan (out[i])
+                                    : isinf (gold[i]) ? out[i] == gold[i]
+                                    : fabs (out[i] - gold[i]) <= b;
+                    if (!ok && bad++ == 0)
+                      first = i;
+                  }
+                if (!CHECK (bad == 0, "%s, %dx%d, %s, %s, a sample of %g at (%d,%d): %d outputs "
+                            "off the gold, the first (%d,%d) channel %d: %g, gold %g",
+                            cc_method_name (r.method_used), mw, mh, clamp ? "clamped" : "unclamped",
+                            cc_border_name (o.border), odd[k], at[p][0], at[p][1], bad,
+                            first / C % W, first / C / W, first % C,
+                            first >= 0 ? out[first] : 0.0, first >= 0 ? gold[first] : 0.0))
+                  failed++;
+              }
+          }
+    }
+  printf ("odd samples: %d runs, %d failed\n", runs, failed);
+  free (in);
+  free (out);
+  free (gold);
+  return failed;
+}

@@ -74,6 +74,13 @@ int      check_reduced     (CcContext *ctx, const CcMethod *methods, int n_metho
 /* Small hand-computed results, with every given method. */
 int      check_known       (CcContext *ctx, const CcMethod *methods, int n_methods);
 
+/* An infinity, a NaN and a sample past half precision in an RGBA float
+ * image, with masks on either side of the kernels' compiled widths (with
+ * 'reduced', two of them): each method's every output against the gold,
+ * NaNs exactly where the gold's are.  Returns the number of failed runs. */
+int      check_odd_samples (CcContext *ctx, const CcMethod *methods, int n_methods,
+                            bool reduced);
+
 /* Two threads convolving at once, on one context and on two. */
 int      check_threads     (CcContext *ctx, CcMethod method);
 

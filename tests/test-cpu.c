@@ -542,6 +542,7 @@ main (void)
   test_cpu_only ();
   check_known (ctx, methods, 2);
   check_sweep (ctx, methods, 2, false);
+  check_odd_samples (ctx, methods, 2, false);
   check_threads (ctx, CC_METHOD_CPU);
 
   cc_context_free (ctx);

@@ -520,6 +520,7 @@ main (void)
       test_strips (ctx, methods, n, 1);
       test_one_pass_memory (ctx);
       test_tensor9 (ctx);
+      check_odd_samples (ctx, methods, n, true);
       test_faults (ctx);
     }
   else
@@ -532,6 +533,7 @@ main (void)
       test_strips (ctx, methods, n, 3);
       test_one_pass_memory (ctx);
       test_tensor9 (ctx);
+      check_odd_samples (ctx, methods, n, false);
       check_threads (ctx, CC_METHOD_CONSTANT);
       check_threads (ctx, CC_METHOD_TILED);
       check_threads (ctx, CC_METHOD_REGISTER);
