@@ -197,7 +197,6 @@ fft_pad (const __grid_constant__ ConvArgs a, float *planes, Shape s)
                                                  ty * s.y.s + v);
       float *p = planes + (size_t) (ty * s.x.tiles + tx) * C * s.plane + (size_t) v * s.pitch + u;
       float val[C];
-
       bool odd = false;
 
       if (row.present () && u < s.x.t)

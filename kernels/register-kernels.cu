@@ -165,7 +165,7 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
         }
 
       /* The class's zero taps past the mask make a NaN of an infinity or
-       * a NaN they reach (cc_register_launch passes nan_seen only then). */
+       * a NaN they reach (the scheduler passes nan_seen only then: reach_past). */
       if (a.nan_seen)
         {
           bool nan = false;
@@ -1080,8 +1080,6 @@ cc_register_launch (const ConvArgs &args, size_t shared_limit, cudaStream_t stre
   ConvArgs a = args;
 
   a.mask_width = cc_mask_width_class (args.mask_width);
-  if (a.mask_width == args.mask_width)
-    a.nan_seen = nullptr;
   if (a.weighted)
     switch (a.channels)
       {

@@ -425,7 +425,6 @@ launch (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass, floa
   return err;
 }
 
-/* Each pass sets its own mask. */
 /* The two passes' row pass takes register's classes; the one pass and
  * the column pass take the mask's own taps. */
 static bool
@@ -434,6 +433,7 @@ reach_past (const struct _CcGpu *g, const CcJob *job)
   return !fused_takes (g, job) && cc_mask_width_class (job->mask_width) != job->mask_width;
 }
 
+/* Each pass sets its own mask. */
 extern "C" const CcKernels cc_kernels_separable =
   { check, NULL, launch, /* constant */ true, /* one_lane */ true, /* passes */ true,
     /* planes */ false, fused_takes, reach_past };
