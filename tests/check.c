@@ -751,6 +751,23 @@ check_threads (CcContext *ctx, CcMethod method)
 /* ---- Samples past the ordinary ---- */
 
 int
+check_off_gold (const float *out, const double *gold, size_t n, double bound, size_t *first)
+{
+  int bad = 0;
+
+  for (size_t i = 0; i < n; i++)
+    {
+      const bool ok = isnan (gold[i]) ? isnan (out[i])
+                      : isinf (gold[i]) ? out[i] == gold[i]
+                      : fabs (out[i] - gold[i]) <= bound;
+
+      if (!ok && bad++ == 0 && first)
+        *first = i;
+    }
+  return bad;
+}
+
+int
 check_odd_samples (CcContext *ctx, const CcMethod *methods, int n_methods, bool reduced)
 {
   enum { W = 160, H = 72, C = 4, N = W * H * C };
@@ -810,7 +827,7 @@ check_odd_samples (CcContext *ctx, const CcMethod *methods, int n_methods, bool 
               {
                 char why[256];
                 CcResult r;
-                int bad = 0, first = -1;
+                size_t first = 0;
 
                 o.method = methods[m];
                 if (cc_method_check (ctx, methods[m], &mask, C, false, why, sizeof why) ==
@@ -828,20 +845,14 @@ check_odd_samples (CcContext *ctx, const CcMethod *methods, int n_methods, bool 
                  * the mask would carry one past its reach), infinities
                  * equal, the rest within the bound times the sample. */
                 const double b = (r.method_used == CC_METHOD_FFT ? 1e-4 : 1e-5) * scale + 1e-6;
-                for (int i = 0; i < N; i++)
-                  {
-                    const bool ok = isnan (gold[i]) ? isnan (out[i])
-                                    : isinf (gold[i]) ? out[i] == gold[i]
-                                    : fabs (out[i] - gold[i]) <= b;
-                    if (!ok && bad++ == 0)
-                      first = i;
-                  }
+                const int bad = check_off_gold (out, gold, N, b, &first);
+
                 if (!CHECK (bad == 0, "%s, %dx%d, %s, %s, a sample of %g at (%d,%d): %d outputs "
                             "off the gold, the first (%d,%d) channel %d: %g, gold %g",
                             cc_method_name (r.method_used), mw, mh, clamp ? "clamped" : "unclamped",
                             cc_border_name (o.border), odd[k], at[p][0], at[p][1], bad,
-                            first / C % W, first / C / W, first % C,
-                            first >= 0 ? out[first] : 0.0, first >= 0 ? gold[first] : 0.0))
+                            (int) (first / C % W), (int) (first / C / W), (int) (first % C),
+                            out[first], gold[first]))
                   failed++;
               }
           }

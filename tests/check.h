@@ -7,6 +7,7 @@
 #define CC_CHECK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "convolve.h"
@@ -73,6 +74,12 @@ int      check_reduced     (CcContext *ctx, const CcMethod *methods, int n_metho
 
 /* Small hand-computed results, with every given method. */
 int      check_known       (CcContext *ctx, const CcMethod *methods, int n_methods);
+
+/* Outputs off the gold: NaN where the gold is not or not where it is, an
+ * infinity unequal, a finite sample further than 'bound'; the first's
+ * index goes to *first unless it is NULL. */
+int      check_off_gold    (const float *out, const double *gold, size_t n, double bound,
+                            size_t *first);
 
 /* An infinity, a NaN and a sample past half precision in an RGBA float
  * image, with masks on either side of the kernels' compiled widths (with

@@ -335,7 +335,6 @@ test_tensor9 (CcContext *ctx)
     {
       const int at = (37 * W + 150) * C + 2;   /* a blue sample mid-image */
       const double scale = isfinite (odd[k]) && fabs (odd[k]) > 1.0 ? fabs (odd[k]) : 1.0;
-      int bad = 0;
 
       for (int i = 0; i < N; i++)
         in[i] = (float) check_uniform (0.0, 1.0);
@@ -344,10 +343,8 @@ test_tensor9 (CcContext *ctx)
       if (!CHECK (cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r) == CC_OK,
                   "register, 9x9, a sample of %g: %s", odd[k], r.message))
         continue;
-      for (int i = 0; i < N; i++)
-        bad += isnan (gold[i]) ? !isnan (out[i])
-               : isinf (gold[i]) ? out[i] != gold[i]
-               : !(fabs (out[i] - gold[i]) <= (1e-5 + 1e-6) * scale);
+      const int bad = check_off_gold (out, gold, N, (1e-5 + 1e-6) * scale, NULL);
+
       CHECK (bad == 0, "register, 9x9 RGBA, a sample of %g: %d outputs off the gold",
              odd[k], bad);
     }
