@@ -72,8 +72,13 @@ constexpr int FUSED_STAGE_COLS = (FUSED_BW + FUSED_TAPS - 1 + 31) / 32;
 /* The column pass's threads: one a sample column of the block's. */
 static_assert (FUSED_THREADS == 4 * FUSED_BW, "a column-pass thread a sample column");
 
-/* [0]: the row taps, [1]: the column taps, zeros past the mask. */
-__constant__ float c_fused_taps[2][FUSED_TAPS];
+/* [0]: the row taps, [1]: the column taps, zeros past the mask.  A kernel
+ * parameter (constant memory all the same): no copy to the GPU ahead of
+ * the launch, which from pageable memory waits for the work before it. */
+struct FusedTaps
+{
+  float t[2][FUSED_TAPS];
+};
 
 /* KP: the mask's taps rounded up to a multiple of FUSED_OUT. */
 static __host__ __device__ constexpr int fused_padded (int r) { return (2 * r + FUSED_OUT) & ~(FUSED_OUT - 1); }
@@ -148,8 +153,8 @@ fused_store (const ConvArgs &a, float sum, float *out, int y, int x, int c)
  * tile's width and a step's rows. */
 template <int R>
 __global__ void __launch_bounds__ (FUSED_THREADS, 2)
-conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ CUtensorMap map,
-            int mapped, int seg)
+conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ FusedTaps taps,
+            const __grid_constant__ CUtensorMap map, int mapped, int seg)
 {
   /* The host's fused_* sizes; the sums' rotation runs over the taps padded
    * to KP, the FMAs over the mask's NT alone, so that an infinity or a NaN
@@ -243,7 +248,7 @@ conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ CUtensor
       {
         float4 acc[FUSED_OUT] = {};
 
-        filter8<NT> (stage + r * SW + x0, c_fused_taps[0], acc);
+        filter8<NT> (stage + r * SW + x0, taps.t[0], acc);
 #pragma unroll
         for (int o = 0; o < FUSED_OUT; o++)
           filtered[r * F + x0 + o] = acc[o];
@@ -289,7 +294,7 @@ conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ CUtensor
             /* Each output row's taps in order, as the row pass sums them. */
 #pragma unroll
             for (int k = 0; k < NT; k++)
-              sum[(u - k + KP) % KP] += c_fused_taps[1][k] * v;
+              sum[(u - k + KP) % KP] += taps.t[1][k] * v;
             if (valid & 1u << u)
               fused_store<FINISH> (a, sum[(u + 1) % KP], o, y_first + j0 + u, x, c);
             sum[(u + 1) % KP] = 0.0f;
@@ -349,27 +354,25 @@ launch_fused (const struct _CcGpu *g, const CcJob *job, const ConvArgs &a, int r
   seg = (a.dst.height + segs - 1) / segs;
   seg = seg < FUSED_MIN_SEG ? FUSED_MIN_SEG : (seg + 31) / 32 * 32;
   const dim3 grid (bands, (a.dst.height + seg - 1) / seg);
-  float taps[2][FUSED_TAPS] = {};
+  FusedTaps taps = {};
   /* A kernel a radius, so that its taps are unrolled. */
-  void (*const kernels[]) (ConvArgs, CUtensorMap, int, int) =
+  void (*const kernels[]) (ConvArgs, FusedTaps, CUtensorMap, int, int) =
     { conv_fused<1>, conv_fused<2>, conv_fused<3>, conv_fused<4>, conv_fused<5>,
       conv_fused<6>, conv_fused<7>, conv_fused<8>, conv_fused<9>, conv_fused<10>,
       conv_fused<11>, conv_fused<12>, conv_fused<13>, conv_fused<14>, conv_fused<15> };
   static_assert (sizeof kernels / sizeof kernels[0] == FUSED_MAX_R, "a kernel a radius");
-  void (*const kernel) (ConvArgs, CUtensorMap, int, int) = kernels[r - 1];
+  void (*const kernel) (ConvArgs, FusedTaps, CUtensorMap, int, int) = kernels[r - 1];
   cudaError_t err;
 
   for (int i = 0; i < 2 * r + 1; i++)
     {
-      taps[0][i] = job->sep_v[i];
-      taps[1][i] = job->sep_u[i];
+      taps.t[0][i] = job->sep_v[i];
+      taps.t[1][i] = job->sep_u[i];
     }
-  if ((err = cudaMemcpyToSymbolAsync (c_fused_taps, taps, sizeof taps, 0,
-                                      cudaMemcpyHostToDevice, stream)) != cudaSuccess ||
-      (err = cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  if ((err = cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    (int) shared)) != cudaSuccess)
     return err;
-  kernel<<<grid, FUSED_THREADS, shared, stream>>> (a, map, mapped, seg);
+  kernel<<<grid, FUSED_THREADS, shared, stream>>> (a, taps, map, mapped, seg);
   return cudaGetLastError ();
 }
 
