@@ -308,60 +308,6 @@ tensor9_shared_bytes ()
          2 * sizeof (unsigned long long);
 }
 
-/* How the tensor kernel finishes a pixel: plain sums to 16-byte aligned
- * output rows, unclamped or clamped (one FMA a sample, saturating where
- * clamped), or by each channel's mode through finish_store. */
-enum Tensor9Finish { T9_PLAIN, T9_PLAIN_CLAMPED, T9_BY_MODE };
-
-#if defined (__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-/* d += a b: A 16 x 16 and B 16 x 8 halves, FP32 sums. */
-__device__ __forceinline__ void
-mma_f16 (float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)
-{
-  asm ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
-       " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-       : "+f" (d[0]), "+f" (d[1]), "+f" (d[2]), "+f" (d[3])
-       : "r" (a[0]), "r" (a[1]), "r" (a[2]), "r" (a[3]), "r" (b0), "r" (b1));
-}
-
-/* Two samples as pairs of halves: hi and lo, x = hi + lo to 22 bits. */
-__device__ __forceinline__ void
-split_halves (float x0, float x1, unsigned &hi, unsigned &lo)
-{
-  const __half2 h = __floats2half2_rn (x0, x1);
-  const float2 f = __half22float2 (h);
-  const __half2 l = __floats2half2_rn (x0 - f.x, x1 - f.y);
-
-  hi = *reinterpret_cast<const unsigned *> (&h);
-  lo = *reinterpret_cast<const unsigned *> (&l);
-}
-#endif
-
-/* Output pixel x of output row y from its sums, still scaled: 'inv' is the
- * divisor's inverse with the scale undone (both powers of two apart, so
- * the same result as unscaling first). */
-template <int FINISH>
-__device__ __forceinline__ void
-tensor9_store (const ConvArgs &a, float4 s, float inv, float unscale, int x, int y, float *out)
-{
-  if (FINISH == T9_BY_MODE)
-    {
-      const float sums[4] = { s.x * unscale, s.y * unscale, s.z * unscale, s.w * unscale };
-
-      finish_store<4, false> (a, false, sums, sums, 0.0f,
-                              a.src.data + (a.out_y + y) * a.src.pitch +
-                                (long long) (a.out_x + x) * 4, out);
-    }
-  else
-    {
-      const int clamp = FINISH == T9_PLAIN_CLAMPED;
-
-      *reinterpret_cast<float4 *> (out) =
-        make_float4 (cc_finish (s.x, inv, a.offset, clamp), cc_finish (s.y, inv, a.offset, clamp),
-                     cc_finish (s.z, inv, a.offset, clamp), cc_finish (s.w, inv, a.offset, clamp));
-    }
-}
-
 template <int FINISH>
 __global__ void __launch_bounds__ (32 * T9_WARPS, 2)
 conv_tensor9 (const __grid_constant__ ConvArgs a, int seg)
@@ -546,7 +492,7 @@ conv_tensor9 (const __grid_constant__ ConvArgs a, int seg)
           turned[68] = d[3];
           __syncwarp ();
           if ((unsigned) j < (unsigned) rows && here)
-            tensor9_store<FINISH> (a, turn[warp * 32 + lane], inv, unscale, x, y_first + j, out);
+            tensor_store<FINISH> (a, turn[warp * 32 + lane], inv, unscale, x, y_first + j, out);
           out += a.dst.pitch;
           __syncwarp ();
           d[0] = d[1] = d[2] = d[3] = 0.0f;
@@ -899,39 +845,28 @@ static cudaError_t
 tensor9_set_mask (const float *taps, int stride, cudaStream_t stream)
 {
   unsigned b[T9_K][2][32][2];
-  float largest = 0.0f, unscale = 0.0f, scale = 0.0f;
-  int e = 0;
+  float largest = 0.0f;
   cudaError_t err;
 
   for (int j = 0; j < T9_K; j++)
     for (int i = 0; i < T9_K; i++)
       largest = fmaxf (largest, fabsf (taps[j * stride + i]));
-  frexpf (largest, &e);
-  /* The largest tap to [1, 2): its halves then keep 22 bits. */
-  if (largest == 0.0f || (e > -100 && e < 100))
-    {
-      scale = ldexpf (1.0f, 1 - e);
-      unscale = ldexpf (1.0f, e - 1);
-    }
+  const float scale = tensor_scale (largest), unscale = scale != 0.0f ? 1.0f / scale : 0.0f;
+
   for (int j = 0; j < T9_K; j++)
     for (int lane = 0; lane < 32; lane++)
       for (int r = 0; r < 2; r++)
         {
-          uint16_t h[2][2];   /* [Hi, Lo][k even, odd] */
+          float t[2];
 
           for (int o = 0; o < 2; o++)
             {
               /* B's rows 2q + o (+ 8 in the second register), column g. */
-              const int k = 2 * (lane % 4) + o + 8 * r, tap = k - lane / 4;
-              const float t = tap >= 0 && tap < T9_K ? taps[j * stride + tap] * scale : 0.0f;
-              const __half hi = __float2half_rn (t);
-              const __half lo = __float2half_rn (t - __half2float (hi));
+              const int tap = 2 * (lane % 4) + o + 8 * r - lane / 4;
 
-              memcpy (&h[0][o], &hi, sizeof hi);
-              memcpy (&h[1][o], &lo, sizeof lo);
+              t[o] = tap >= 0 && tap < T9_K ? taps[j * stride + tap] * scale : 0.0f;
             }
-          b[j][0][lane][r] = h[0][0] | (unsigned) h[0][1] << 16;
-          b[j][1][lane][r] = h[1][0] | (unsigned) h[1][1] << 16;
+          tensor_halves (t[0], t[1], &b[j][0][lane][r], &b[j][1][lane][r]);
         }
   if ((err = cudaMemcpyToSymbolAsync (g_tensor9_taps, b, sizeof b, 0, cudaMemcpyHostToDevice,
                                       stream)) != cudaSuccess)
@@ -1029,14 +964,10 @@ launch_tensor9 (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
   const int segs = max (2 * sms / bands, 1);
   const int seg = max ((a.dst.height + segs - 1) / segs, T9_MIN_SEG);
 
-  /* Plain sums (plain_only): the finish chosen once, not per pixel. */
-  bool plain = !a.accumulate && (uintptr_t) a.dst.data % 16 == 0 && a.dst.pitch % 4 == 0;
-
-  for (int c = 0; c < 4; c++)
-    plain = plain && a.mode[c] == CC_MODE_PLAIN;
-  void (*const kernel) (ConvArgs, int) = !plain ? conv_tensor9<T9_BY_MODE>
-                                         : a.clamp ? conv_tensor9<T9_PLAIN_CLAMPED>
-                                         : conv_tensor9<T9_PLAIN>;
+  /* The finish chosen once, not per pixel. */
+  void (*const kernels[]) (ConvArgs, int) =
+    { conv_tensor9<TENSOR_PLAIN>, conv_tensor9<TENSOR_PLAIN_CLAMPED>, conv_tensor9<TENSOR_BY_MODE> };
+  void (*const kernel) (ConvArgs, int) = kernels[tensor_finish (a)];
 
   if ((err = cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    (int) shared)) != cudaSuccess)

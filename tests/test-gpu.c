@@ -189,7 +189,8 @@ check_images (CcContext *ctx, const char *what, const ImageCase *images, int n, 
  * images give a block a tile or so.  The rank-1 RGBA ones take separable's
  * one pass over several steps and row segments, one for each count of
  * padded taps but 8 (the sweep's 3x3 to 7x7): 11x11 16, 19x19 24 (its
- * steps 24 rows), 31x31 32. */
+ * steps 24 rows); 27x27 and 31x31 run it on tensor cores, over several
+ * bands and segments. */
 static void
 test_walks (CcContext *ctx, bool reduced)
 {
@@ -200,7 +201,7 @@ test_walks (CcContext *ctx, bool reduced)
     { 5, 5, 3, 600, 2900, 0, 1 }, { 7, 7, 1, 1700, 1500, 0, 0 },
     { 7, 7, 4, 1900, 1300, 0, 0 }, { 9, 9, 4, 1100, 1700, 0, 1 },
     { 31, 31, 4, 400, 700, 1, 0 }, { 11, 11, 4, 300, 600, 1, 1 },
-    { 19, 19, 4, 333, 517, 1, 1 }
+    { 19, 19, 4, 333, 517, 1, 1 }, { 27, 27, 4, 700, 900, 1, 0 }
   };
   static const CcMethod methods[] = { CC_METHOD_REGISTER, CC_METHOD_SEPARABLE };
 
@@ -305,49 +306,80 @@ test_3x3 (CcContext *ctx, bool reduced)
   printf ("3x3: %d cases, %d failed\n", cases, failed);
 }
 
-/* Register's 9x9 RGBA kernel sums in half precision on tensor cores, which
- * ends at 65520: samples up to 60000 it takes; one of 1e5, an infinity or
- * a NaN sends the job to the FP32 kernel.  Each result against the gold,
- * the bound scaled by the largest sample; a NaN's outputs exactly where the
- * gold's are (the tensor kernel's zero taps would spread it wider); then a
- * plain image again, after the fallback. */
+/* Tensor kernels sum in half precision, which ends at 65520: register's
+ * 9x9 RGBA kernel and separable's one pass for 27x27 to 31x31.  Samples
+ * half precision holds they take (a column sum of the separable one may
+ * still leave it); one of 1e5, an infinity or a NaN sends the job to the
+ * FP32 kernel (register), or the blocks whose outputs it reaches do theirs
+ * again in FP32 (separable: on an H200 the sample mid-image reaches two of
+ * six blocks).  Each result against the gold, the bound scaled
+ * by the largest sample, a non-finite output where the gold's is; then a
+ * plain image again, after the fallback.  Clamped with every channel
+ * convolved (the plain finish); unclamped with red kept (by each
+ * channel's mode); unclamped, a zero border and the sample by the top left
+ * corner (the border's ghosts in the FP32 redo).  The separable masks rank 1, so that the one pass takes
+ * them; 'tap_scale' scales the mask, 1e-36 past what half precision's
+ * taps can be scaled to. */
 static void
-test_tensor9 (CcContext *ctx)
+test_half_range (CcContext *ctx, CcMethod method, int mw, int mh, bool rank1, double tap_scale)
 {
-  enum { W = 300, H = 70, C = 4, N = W * H * C };
-  static const float odd[] = { 60000.0f, -60000.0f, 1e5f, INFINITY, NAN, 0.0f };
+  enum { W = 340, H = 70, C = 4, N = W * H * C };
+  static const float odd[] = { 1000.0f, -30000.0f, 60000.0f, 1e5f, INFINITY, NAN, 0.0f };
   static float in[N], out[N];
   static double gold[N];
-  double m[81], sum_abs = 0.0;
+  double m[31 * 31], u[31], v[31], sum_abs = 0.0;
   CcImage src = { in, CC_TYPE_FLOAT, C, W, H, W * C * 4, false };
   CcImage dst = { out, CC_TYPE_FLOAT, C, W, H, W * C * 4, false };
   CcImage ref = { gold, CC_TYPE_DOUBLE, C, W, H, W * C * 8, false };
-  CcMask mask = { 9, 9, m, 0.0, 0.0 };
+  CcMask mask = { mw, mh, m, 0.0, 0.0 };
   CcOptions o;
   CcResult r;
 
-  for (int i = 0; i < 81; i++)
-    sum_abs += fabs (m[i] = check_uniform (-0.5, 1.0));
+  for (int i = 0; i < mw; i++)
+    v[i] = check_uniform (-0.5, 1.0);
+  for (int j = 0; j < mh; j++)
+    u[j] = check_uniform (-0.5, 1.0);
+  for (int j = 0; j < mh; j++)
+    for (int i = 0; i < mw; i++)
+      sum_abs += fabs (m[j * mw + i] = (rank1 ? u[j] * v[i] : check_uniform (-0.5, 1.0)) *
+                                        tap_scale);
   mask.divisor = sum_abs;
   cc_options_init (&o);
-  o.method = CC_METHOD_REGISTER;
-  for (size_t k = 0; k < sizeof odd / sizeof odd[0]; k++)
+  o.method = method;
+  for (size_t k = 0; k < 3 * (sizeof odd / sizeof odd[0]); k++)
     {
-      const int at = (37 * W + 150) * C + 2;   /* a blue sample mid-image */
-      const double scale = isfinite (odd[k]) && fabs (odd[k]) > 1.0 ? fabs (odd[k]) : 1.0;
+      const int set = (int) (k / (sizeof odd / sizeof odd[0]));
+      /* A blue sample mid-image, or by the corner. */
+      const int at = (set < 2 ? 37 * W + 150 : 3 * W + 5) * C + 2;
+      const float sample = odd[k % (sizeof odd / sizeof odd[0])];
+      const double scale = isfinite (sample) && fabs (sample) > 1.0 ? fabs (sample) : 1.0;
+      static const char *const sets[] = { "clamped", "red kept", "zero border" };
 
+      o.clamp = set == 0;
+      o.keep_colour[0] = set == 1;
+      o.border = set == 2 ? CC_BORDER_ZERO : CC_BORDER_EXTEND;
       for (int i = 0; i < N; i++)
         in[i] = (float) check_uniform (0.0, 1.0);
-      in[at] = odd[k];
+      in[at] = sample;
       CHECK (cc_convolve_gold (&src, 0, 0, &ref, &mask, &o) == CC_OK, "gold refused");
       if (!CHECK (cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r) == CC_OK,
-                  "register, 9x9, a sample of %g: %s", odd[k], r.message))
+                  "%s, %dx%d, a sample of %g: %s", cc_method_name (method), mw, mh, sample,
+                  r.message))
         continue;
       const int bad = check_off_gold (out, gold, N, (1e-5 + 1e-6) * scale, NULL);
 
-      CHECK (bad == 0, "register, 9x9 RGBA, a sample of %g: %d outputs off the gold",
-             odd[k], bad);
+      CHECK (bad == 0, "%s, %dx%d RGBA, taps x %g, %s, a sample of %g: %d outputs off the gold",
+             cc_method_name (method), mw, mh, tap_scale, sets[set], sample, bad);
     }
+}
+
+static void
+test_tensor (CcContext *ctx)
+{
+  test_half_range (ctx, CC_METHOD_REGISTER, 9, 9, false, 1.0);
+  test_half_range (ctx, CC_METHOD_SEPARABLE, 31, 31, true, 1.0);
+  test_half_range (ctx, CC_METHOD_SEPARABLE, 27, 27, true, 1.0);
+  test_half_range (ctx, CC_METHOD_SEPARABLE, 31, 31, true, 1e-36);
 }
 
 /* Injected faults: an allocation or a launch that fails.  An explicit GPU
@@ -516,7 +548,7 @@ main (void)
       test_3x3 (ctx, true);
       test_strips (ctx, methods, n, 1);
       test_one_pass_memory (ctx);
-      test_tensor9 (ctx);
+      test_tensor (ctx);
       check_odd_samples (ctx, methods, n, true);
       test_faults (ctx);
     }
@@ -529,7 +561,7 @@ main (void)
       test_3x3 (ctx, false);
       test_strips (ctx, methods, n, 3);
       test_one_pass_memory (ctx);
-      test_tensor9 (ctx);
+      test_tensor (ctx);
       check_odd_samples (ctx, methods, n, false);
       check_threads (ctx, CC_METHOD_CONSTANT);
       check_threads (ctx, CC_METHOD_TILED);
