@@ -427,10 +427,9 @@ fused_redo (const ConvArgs &a, const FusedTaps &t, int bx0, int y_first, int row
 {
   constexpr int F = FINISH == TENSOR_PLAIN ? FUSED_PLAIN
                     : FINISH == TENSOR_PLAIN_CLAMPED ? FUSED_PLAIN_CLAMPED : FUSED_BY_MODE;
-  constexpr int r = R;   /* the names of the FP32 one pass */
   float4 *const stage = ring + FT_REDO_RING * FT_BAND;
-  const int width = min (FT_BAND, a.dst.width - bx0), span = width + 2 * r;
-  const int x_lo = a.out_x + bx0 - r;
+  const int width = min (FT_BAND, a.dst.width - bx0), span = width + 2 * R;
+  const int x_lo = a.out_x + bx0 - R;
   float row_taps[2 * R + 1], col_taps[2 * R + 1];
 
 #pragma unroll
@@ -441,8 +440,8 @@ fused_redo (const ConvArgs &a, const FusedTaps &t, int bx0, int y_first, int row
     }
 
   /* Filtered row yi (the source row of output row yi) in slot
-   * (yi + r) % FT_REDO_RING. */
-  for (int y0 = -r; y0 < rows + r; y0 += 16)
+   * (yi + R) % FT_REDO_RING. */
+  for (int y0 = -R; y0 < rows + R; y0 += 16)
     {
       for (int k = threadIdx.x; k < 16 * span; k += blockDim.x)
         {
@@ -467,13 +466,13 @@ fused_redo (const ConvArgs &a, const FusedTaps &t, int bx0, int y_first, int row
 #pragma unroll
           for (int j = 0; j <= 2 * R; j++)
             fma4 (h, row_taps[j], in[j]);
-          ring[(y0 + i + r) % FT_REDO_RING * FT_BAND + p] = h;
+          ring[(y0 + i + R) % FT_REDO_RING * FT_BAND + p] = h;
         }
       __syncthreads ();
-      /* Output rows y0 - r on: their last filtered row is in this chunk. */
+      /* Output rows y0 - R on: their last filtered row is in this chunk. */
       for (int k = threadIdx.x; k < 16 * FT_BAND; k += blockDim.x)
         {
-          const int y = y0 - r + k / FT_BAND, p = k % FT_BAND;
+          const int y = y0 - R + k / FT_BAND, p = k % FT_BAND;
           float4 s = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
 
           if (p >= width || y < 0 || y >= rows)
