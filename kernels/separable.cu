@@ -925,9 +925,9 @@ launch_fused (const struct _CcGpu *g, const CcJob *job, const ConvArgs &a, int r
 
 /* Whether the one pass runs on tensor cores: masks 27x27 and up, on a GPU
  * with half-precision MMA (compute capability 8.0 and up) and the shared
- * memory.  Smaller ones the FP32 one pass does faster, and a wrapping
- * border too: a band at an edge would stage the far side's columns sample
- * by sample. */
+ * memory.  Smaller masks the FP32 one pass does as fast or faster, and
+ * exactly; a wrapping border too, where a band at an edge would stage the
+ * far side's columns sample by sample. */
 static bool
 fused_tensor_takes (const struct _CcGpu *g, const CcJob *job, int r)
 {
