@@ -292,6 +292,10 @@ CcTransfer  *cc_transfer_new         (CcType type, int curves, const float *to_l
 /* The sRGB curve (IEC 61966-2-1), computed in double precision, for callers
  * with no colour library. */
 CcTransfer  *cc_transfer_new_srgb    (CcType type);
+/* The sRGB curve itself, for float samples: an encoded value's linear light
+ * and back (the linear segment below the threshold, negatives included). */
+double       cc_srgb_to_linear       (double encoded);
+double       cc_srgb_from_linear     (double linear);
 void         cc_transfer_free        (CcTransfer *transfer);
 CcType       cc_transfer_type        (const CcTransfer *transfer);
 /* Code -> linear light, and linear light -> the nearest code in the

@@ -119,10 +119,16 @@ cc_transfer_new (CcType type, int curves, const float *to_linear, const float *m
   return t;
 }
 
-static double
-srgb_to_linear (double v)
+double
+cc_srgb_to_linear (double v)
 {
   return v <= 0.04045 ? v / 12.92 : pow ((v + 0.055) / 1.055, 2.4);
+}
+
+double
+cc_srgb_from_linear (double v)
+{
+  return v <= 0.0031308 ? v * 12.92 : 1.055 * pow (v, 1 / 2.4) - 0.055;
 }
 
 CcTransfer *
@@ -141,9 +147,9 @@ cc_transfer_new_srgb (CcType type)
     {
       for (int i = 0; i < codes; i++)
         {
-          lin[i] = (float) srgb_to_linear ((double) i / (codes - 1));
+          lin[i] = (float) cc_srgb_to_linear ((double) i / (codes - 1));
           if (i < codes - 1)
-            mid[i] = (float) srgb_to_linear ((i + 0.5) / (codes - 1));
+            mid[i] = (float) cc_srgb_to_linear ((i + 0.5) / (codes - 1));
         }
       t = cc_transfer_new (type, 1, lin, mid, message, sizeof message);
     }

@@ -46,6 +46,23 @@ engine_format (const Babl *own, gboolean linear)
   return format;
 }
 
+const Babl *
+engine_format_float (const Babl *own, gboolean linear, gboolean rgba)
+{
+  const gboolean alpha = babl_format_has_alpha (own);
+  const gboolean gray = babl_format_get_n_components (own) - (alpha ? 1 : 0) == 1;
+  const gchar *model;
+
+  if (rgba)
+    model = linear ? "RGBA float" : "R'G'B'A float";
+  else if (gray)
+    model = linear ? (alpha ? "YA float" : "Y float") : (alpha ? "Y'A float" : "Y' float");
+  else
+    model = linear ? (alpha ? "RGBA float" : "RGB float")
+                   : (alpha ? "R'G'B'A float" : "R'G'B' float");
+  return babl_format_with_space (model, babl_format_get_space (own));
+}
+
 /* babl's conversion between two models of the format's space. */
 static void
 convert (const Babl *own, const gchar *from, const gchar *to, const void *in, void *out,

@@ -26,6 +26,12 @@ gboolean    engine_format_coded        (const Babl *own);
  * light. */
 const Babl *engine_format              (const Babl *own, gboolean linear);
 
+/* Float samples of 'own''s colour space, linear light or perceptual values,
+ * in 'own''s layout (gray or colour, with alpha or not) or, with 'rgba', as
+ * RGBA: where the engine works on anything but 8- and 16-bit codes, as
+ * GIMP's Convolution Matrix does. */
+const Babl *engine_format_float        (const Babl *own, gboolean linear, gboolean rgba);
+
 /* The transfer tables of a coded format, made by babl in its own colour
  * space (each code as babl converts it; the midpoints between codes in
  * double precision); NULL with no message for other formats, NULL with a

@@ -4,9 +4,9 @@
 # comparison with GIMP's own Convolution Matrix (parity.py); these run
 # without the GEGL operation, so the procedure moves the pixels itself (its
 # fallback).  Then with the operation: its suite (op.py), parity again (the
-# procedure now applies through it), GEGL threads and a fault.  GIMP
-# finds the uninstalled plug-in through a scratch profile.  Skips (77) only
-# where GIMP 3 cannot be found.
+# procedure now applies through it), the tool's files against GIMP's own
+# (files.py), GEGL threads and a fault.  GIMP finds the uninstalled plug-in
+# through a scratch profile.  Skips (77) only where GIMP 3 cannot be found.
 set -u
 srcdir="${top_srcdir:-.}"
 builddir="${top_builddir:-.}"
@@ -41,7 +41,7 @@ run ()   # interpreter, batch command, log name
 {
   timeout 600 "$gimp" -i --batch-interpreter="$1" -b "$2" --quit >"$tmp/$3.log" 2>&1
   rc=$?
-  grep -E '^(ok|FAIL) |checks|^parity:' "$tmp/$3.log"
+  grep -E '^(ok|FAIL) |checks|^parity:|^files:' "$tmp/$3.log"
   if [ $rc -ne 0 ] || grep -q '^FAIL ' "$tmp/$3.log"; then
     echo "$3: GIMP exited with $rc; its output:"
     cat "$tmp/$3.log"
@@ -110,6 +110,11 @@ if [ -f "$module" ]; then
   done
   run python-fu-eval "exec(open('$srcdir/tests/gimp/op.py').read())" op
   run python-fu-eval "exec(open('$srcdir/tests/gimp/parity.py').read())" parity-op
+  # The tool's outputs of files GIMP exported, opened in GIMP beside the
+  # procedure's result on GIMP's own load of each file.
+  mkdir -p "$tmp/files"
+  CC_TOOL="$(cd "$builddir" && pwd)/tools/cuda-convolve" CC_FILES_DIR="$tmp/files" \
+    run python-fu-eval "exec(open('$srcdir/tests/gimp/files.py').read())" files
   # Eight GEGL threads give one's result.
   for n in 1 8; do
     GEGL_THREADS=$n CC_TEST_MODE=save CC_TEST_SAVE="$tmp/threads-$n" \

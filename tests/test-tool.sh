@@ -259,10 +259,9 @@ else
     fail "a 16-bit PNG was not written with 16 bits"
   [ "$(od -An -tu1 -j24 -N1 "$tmp/rt-g8.pgm.png" | tr -d ' ')" = 8 ] ||
     fail "an 8-bit PNG was not written with 8 bits"
-  # Float stays float: PFM -> TIFF and OpenEXR -> PFM gives the same floats,
-  # and a float file's values are taken as they are (no transfer).
-  # (GEGL keeps float TIFF perceptual: linear PFM values come back within
-  # float rounding of the sRGB curve there.)
+  # Float stays float: PFM -> OpenEXR -> PFM gives the same floats, and so
+  # does PFM -> TIFF -> PFM (linear light in a TIFF with a linear profile,
+  # which GIMP opens as a linear image).
   expect 0 "$tmp/c.pfm" "$tmp/c.exr" && expect 0 "$tmp/c.exr" "$tmp/c-exr.pfm" &&
     same "$tmp/c.pfm" "$tmp/c-exr.pfm"
   expect 0 "$tmp/c.pfm" "$tmp/c.tif" && expect 0 "$tmp/c.tif" "$tmp/c-tif.pfm" &&
@@ -278,6 +277,22 @@ else
   expect 0 "$tmp/f-box.exr" "$tmp/f-box.pfm" &&
   [ "$(tail -c 12 "$tmp/f-box.pfm" | od -An -tf4 | tr -s ' ')" = " 0.16666667 0.5 0.5" ] ||
     fail "float box of 0 0.5 1: $(tail -c 12 "$tmp/f-box.pfm" | od -An -tf4)"
+  # --perceptual on linear float convolves sRGB-encoded values, as the
+  # procedure does with linear off on a linear float layer: the box of
+  # 0 0.5 1 (zero border) as the sRGB curve gives it, to 1e-6.
+  for f in pfm exr; do
+    { [ $f = pfm ] || expect 0 "$tmp/f.pfm" "$tmp/f.$f"; } &&
+    expect 0 --perceptual --matrix "1,1,1" --divisor 3 --border zero "$tmp/f.$f" \
+      "$tmp/f-pbox.$f" &&
+    { [ $f = pfm ] || expect 0 "$tmp/f-pbox.$f" "$tmp/f-pbox-$f.pfm"; } &&
+    tail -c 12 "$([ $f = pfm ] && echo "$tmp/f-pbox.pfm" || echo "$tmp/f-pbox-$f.pfm")" |
+      od -An -v -tf4 -w4 |
+      awk 'function enc(v) { return v <= 0.0031308 ? 12.92 * v : 1.055 * exp(log(v) / 2.4) - 0.055 }
+           function dec(v) { return v <= 0.04045 ? v / 12.92 : exp(2.4 * log((v + 0.055) / 1.055)) }
+           BEGIN { a = enc(0.5); w[1] = dec(a / 3); w[2] = dec((a + 1) / 3); w[3] = w[2] }
+           { d = $1 - w[NR]; if (d < 0) d = -d; if (d > 1e-6) bad++ } END { exit bad > 0 }' ||
+      fail "--perceptual box of 0 0.5 1 ($f): $(tail -c 12 "$tmp/f-pbox.$f" | od -An -tf4)"
+  done
   # Files that GEGL's own tool writes: half-float OpenEXR, and a PNG in
   # ProPhoto RGB (an ICC profile, gamma 1.8).
   if ! command -v gegl >/dev/null; then

@@ -47,10 +47,10 @@ static const char usage[] =
   "                        extend); GEGL's none, clamp and loop name zero, extend\n"
   "                        and wrap\n"
   "  --method NAME         one of the methods below (default auto)\n"
-  "  --perceptual          convolve 8- and 16-bit files' perceptual values as they\n"
-  "                        are (GIMP 2's convmatrix); by default they are convolved\n"
-  "                        in linear light, as GIMP 3 does; float files are taken\n"
-  "                        as they are\n"
+  "  --perceptual          convolve perceptual values, as the procedure's linear\n"
+  "                        FALSE (GIMP 2's convmatrix); by default each file is\n"
+  "                        convolved in linear light of its own colour space,\n"
+  "                        as GIMP 3 does\n"
   "  --channels LIST       the channels to convolve, a subset of rgba (default\n"
   "                        rgba); the others keep their values; on gray images\n"
   "                        any of r, g, b means gray\n"
@@ -308,6 +308,37 @@ gather (Job *job, const Settings *s, int64_t y0, int64_t n, CcImage *src, int64_
   return true;
 }
 
+/* Raw files are sRGB: their codes are convolved in linear light through
+ * the sRGB curve unless --perceptual; PFM holds linear light, which
+ * --perceptual convolves sRGB-encoded, as the procedure does with linear
+ * off on a linear float layer ('encode' before, then back). */
+static CcTransfer *
+raw_transfer (const FileImage *im, const Settings *s)
+{
+  return !s->perceptual && im->coded ? cc_transfer_new_srgb (im->image.type) : NULL;
+}
+
+static void
+raw_encoding (CcImage *im, bool alpha, const Settings *s, bool encode)
+{
+  const int colour = im->channels - (alpha ? 1 : 0);
+
+  if (!s->perceptual || im->type != CC_TYPE_FLOAT)
+    return;
+  for (int64_t y = 0; y < im->height; y++)
+    {
+      float *row = (float *) ((char *) im->data + y * im->stride);
+
+      for (int64_t x = 0; x < im->width; x++)
+        for (int c = 0; c < colour; c++)
+          {
+            float *v = row + x * im->channels + c;
+
+            *v = (float) (encode ? cc_srgb_from_linear (*v) : cc_srgb_to_linear (*v));
+          }
+    }
+}
+
 /* Raw to raw: strip by strip, so that memory stays bounded. */
 static void
 convolve_stream (Job *job, const Settings *s, const CcOptions *options)
@@ -349,12 +380,15 @@ convolve_stream (Job *job, const Settings *s, const CcOptions *options)
 
           dst.height = n;
           ok = gather (job, s, y0, n, &src, &out_y);
+          if (ok)
+            raw_encoding (&src, info->alpha, s, true);
           if (ok && cc_convolve (s->ctx, &src, 0, out_y, &dst, &s->mask, options, &r) != CC_OK)
             ok = job_fail (job, "%s: %s", job->in, r.message);
           if (ok)
             {
               add_times (&job->result, &r);
               job->strips++;
+              raw_encoding (&dst, info->alpha, s, false);
               if (!io_writer_rows (writer, y0, n, dst.data, dst.stride, error, sizeof error))
                 ok = job_fail (job, "%s", error);
             }
@@ -375,6 +409,7 @@ job_compute (Job *job, const Settings *s)
 {
   CcTransfer *transfer = NULL;
   CcOptions options;
+  FileImage work;
   char error[512];
   CcResult r;
 
@@ -387,35 +422,52 @@ job_compute (Job *job, const Settings *s)
 
       image_from_raw (&shape, &job->info);
       options_for (s, &shape, &options);
-      if (!s->perceptual && shape.coded)
-        options.transfer = transfer = cc_transfer_new_srgb (shape.image.type);
+      options.transfer = transfer = raw_transfer (&shape, s);
       convolve_stream (job, s, &options);
       cc_transfer_free (transfer);
       return;
     }
-  options_for (s, &job->src, &options);
-  if (!s->perceptual && job->src.coded)
+  /* The samples as the engine takes them: a file read through a library as
+   * the GEGL operation takes such a layer in GIMP. */
+  if (job->src.format)
     {
-      options.transfer = transfer = files_transfer_new (&job->src, error, sizeof error);
-      if (!transfer)
+      if (!files_work (&job->src, !s->perceptual, s->options.clamp, &work, &transfer, error,
+                       sizeof error))
         {
-          job_fail (job, "%s: no linear-light tables for its encoding: %s", job->in, error);
+          job_fail (job, "%s: %s", job->in, error);
+          files_image_free (&job->src);
           return;
         }
     }
-  job->dst = job->src;
-  job->dst.image.data = malloc ((size_t) (job->src.image.stride * job->src.image.height));
+  else
+    {
+      work = job->src;
+      transfer = raw_transfer (&work, s);
+      raw_encoding (&work.image, work.alpha, s, true);
+    }
+  options_for (s, &work, &options);
+  options.transfer = transfer;
+  job->dst = work;
+  job->dst.image.data = malloc ((size_t) (work.image.stride * work.image.height));
   if (!job->dst.image.data)
     job_fail (job, "%s: out of memory", job->in);
-  else if (cc_convolve (s->ctx, &job->src.image, 0, 0, &job->dst.image, &s->mask, &options,
+  else if (cc_convolve (s->ctx, &work.image, 0, 0, &job->dst.image, &s->mask, &options,
                         &r) != CC_OK)
     job_fail (job, "%s: %s", job->in, r.message);
   else
     {
       add_times (&job->result, &r);
       job->strips = 1;
+      if (!job->src.format)
+        raw_encoding (&job->dst.image, job->dst.alpha, s, false);
+      else if (!files_unwork (&job->dst, &job->src, error, sizeof error))
+        job_fail (job, "%s: %s", job->in, error);
     }
+  if (job->failed)
+    files_image_free (&job->dst);
   cc_transfer_free (transfer);
+  if (work.image.data != job->src.image.data)
+    files_image_free (&work);
   files_image_free (&job->src);
 }
 

@@ -1,20 +1,21 @@
-/* Image files through GEGL (and libpng, libjpeg and libwebp for reading
- * PNG, JPEG and WebP: GEGL's PNG loader prints libpng's errors, its JPEG
- * loader ends the process on a damaged file, and its WebP loader takes a
- * truncated file without a word).
+/* Image files through GEGL and the format libraries: PNG, JPEG and WebP
+ * decoded here as GIMP decodes them (tools/decode.c), TIFF and OpenEXR
+ * samples through GEGL's loaders, each file's colour as GIMP takes it
+ * (tools/colour.c), and every output through GEGL's savers.
  *
- * Each file is read in its own pixel format, so that nothing is converted
- * on the way in or out: 8- and 16-bit perceptual codes reach the engine as
- * they are, with transfer tables for linear light; float and half samples
- * are taken as they are.  Formats the engine has no model for (premultiplied
- * alpha, CMYK) are converted to straight-alpha RGB once.
+ * A file becomes the layer GIMP would make of it: the same samples, in the
+ * format GIMP's layer would have (linear or perceptual, its sample type,
+ * the space of its profile), turned as file-open turns it by its Exif
+ * orientation.  The engine then gets it as the GEGL operation gets a layer
+ * (gegl/engine-format.h), so that the tool's result is the procedure's.
+ * Formats the engine has no model for (premultiplied alpha, CMYK) are
+ * converted to straight-alpha RGB once, as GIMP converts them.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
 #include "config.h"
 
 #include <errno.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,18 +24,17 @@
 
 #include <gegl.h>
 #include <gegl-plugin.h>   /* gegl_operation_get_format: a loader's own format */
-#include <jpeglib.h>
-#include <png.h>
-#include <webp/decode.h>
-#include <jerror.h>
+#include <webp/mux.h>
 
+#include "colour.h"
+#include "decode.h"
 #include "engine-format.h"
 #include "files.h"
 
 typedef struct
 {
   const char *name;
-  const char *loader;   /* NULL: read here with libpng or libjpeg */
+  const char *loader;   /* NULL: decoded here (tools/decode.c) */
   const char *saver;
   const char *extensions[3];
 } Kind;
@@ -184,373 +184,181 @@ kind_for_content (const unsigned char *h, size_t n)
   return -1;
 }
 
-/* The format the engine works in for pixels of 'own'. */
-static const Babl *
-working_format (const Babl *own)
+/* The name of a format's model, alpha and gray kept, linear or not. */
+static const char *
+model_name (const Babl *format, bool linear)
 {
-  static const char *const plain[] = {
-    "Y", "Y'", "Y~", "YA", "Y'A", "Y~A", "RGB", "R'G'B'", "R~G~B~", "RGBA", "R'G'B'A", "R~G~B~A"
-  };
-  static const char *const premultiplied[][2] = {
-    { "YaA", "YA" }, { "Y'aA", "Y'A" }, { "Y~aA", "Y~A" },
-    { "RaGaBaA", "RGBA" }, { "R'aG'aB'aA", "R'G'B'A" }, { "R~aG~aB~aA", "R~G~B~A" }
-  };
-  const char *model = babl_get_name (babl_format_get_model (own));
-  const char *type = babl_get_name (babl_format_get_type (own, 0));
-  const Babl *space = babl_format_get_space (own);
-  const char *use = NULL;
-  CcType t;
+  const bool alpha = babl_format_has_alpha (format);
+  const bool gray = babl_format_get_n_components (format) - (alpha ? 1 : 0) == 1;
+
+  if (gray)
+    return linear ? (alpha ? "YA" : "Y") : (alpha ? "Y'A" : "Y'");
+  return linear ? (alpha ? "RGBA" : "RGB") : (alpha ? "R'G'B'A" : "R'G'B'");
+}
+
+static const Babl *
+format_of (const char *model, const Babl *type_of, const Babl *space)
+{
   char name[64];
 
-  for (size_t i = 0; i < G_N_ELEMENTS (plain) && !use; i++)
-    if (strcmp (model, plain[i]) == 0)
-      use = plain[i];
-  for (size_t i = 0; i < G_N_ELEMENTS (premultiplied) && !use; i++)
-    if (strcmp (model, premultiplied[i][0]) == 0)
-      use = premultiplied[i][1];
-  if (!use)   /* CMYK and the like: RGB in sRGB */
-    {
-      use = babl_format_has_alpha (own) ? "R'G'B'A" : "R'G'B'";
-      space = NULL;
-    }
-  if (!cc_type_from_name (type, &t))
-    type = "float";
-  snprintf (name, sizeof name, "%s %s", use, type);
+  snprintf (name, sizeof name, "%s %s", model,
+            babl_get_name (babl_format_get_type (type_of, 0)));
   return babl_format_with_space (name, space);
 }
 
-static void
-describe (FileImage *im, const Babl *format, int64_t width, int64_t height)
+/* What a GEGL loader's format holds, in the engine's models: straight alpha,
+ * and CMYK and other models as perceptual RGB in sRGB. */
+static const Babl *
+straight (const Babl *own)
 {
-  const char *model = babl_get_name (babl_format_get_model (format));
-  CcType type = CC_TYPE_FLOAT;
+  static const char *const known[] = {
+    "Y", "Y'", "YA", "Y'A", "RGB", "R'G'B'", "RGBA", "R'G'B'A"
+  };
+  const char *model = babl_get_name (babl_format_get_model (own));
+  const bool linear = !strchr (model, '\'') && !strchr (model, '~');
+  CcType t;
 
-  cc_type_from_name (babl_get_name (babl_format_get_type (format, 0)), &type);
-  im->format = format;
-  im->alpha = babl_format_has_alpha (format);
-  im->coded = engine_format_coded (format);
-  im->linear = !strchr (model, '\'') && !strchr (model, '~');
-  im->maxval = type == CC_TYPE_U8 ? 255 : type == CC_TYPE_U16 ? 65535 : 0;
-  im->image.type = type;
-  im->image.channels = babl_format_get_n_components (format);
-  im->image.width = width;
-  im->image.height = height;
-  im->image.stride = width * babl_format_get_bytes_per_pixel (format);
-  im->image.on_device = false;
+  for (size_t i = 0; i < G_N_ELEMENTS (known); i++)
+    if (strcmp (model, known[i]) == 0)
+      return own;
+  if (!cc_type_from_name (babl_get_name (babl_format_get_type (own, 0)), &t))
+    own = babl_format ("R'G'B'A float");
+  if (babl_space_is_cmyk (babl_format_get_space (own)) || strchr (model, 'C'))
+    return format_of (babl_format_has_alpha (own) ? "R'G'B'A" : "R'G'B'", own, NULL);
+  return format_of (model_name (own, linear), own, babl_format_get_space (own));
 }
 
+/* Reads the samples of a GEGL loader's output in 'format'. */
 static bool
-allocate (FileImage *im, const char *path, char *error, size_t size)
+blit (GeglNode *load, const GeglRectangle *rect, FileImage *out, const char *path,
+      char *memory, size_t size)
 {
-  im->image.data = g_try_malloc ((gsize) (im->image.stride * im->image.height));
-  if (!im->image.data)
-    snprintf (error, size, "%s: out of memory for a %lldx%lld image", path,
-              (long long) im->image.width, (long long) im->image.height);
-  return im->image.data != NULL;
+  if (!file_image_allocate (out, path, memory, size))
+    return false;
+  gegl_node_blit (load, 1.0, rect, out->format, out->image.data, (gint) out->image.stride,
+                  GEGL_BLIT_DEFAULT);
+  return true;
 }
 
+/* TIFF: GEGL's samples, linear where the profile's curves are (GIMP's rule);
+ * OpenEXR: the stored values, linear, their alpha taken as straight (GIMP
+ * takes it so, though OpenEXR's is premultiplied and GEGL's loader says so),
+ * in the space of its chromaticities. */
 static bool
-load_gegl (const char *path, const Kind *kind, FileImage *out, char *error,
-           size_t size)
+load_gegl (const char *path, int k, FileImage *out, char *error, size_t size)
 {
   GeglNode *graph = gegl_node_new ();
-  GeglNode *load = gegl_node_new_child (graph, "operation", kind->loader, "path", path, NULL);
+  GeglNode *load = gegl_node_new_child (graph, "operation", kinds[k].loader, "path", path,
+                                        NULL);
   GeglRectangle rect;
   const Babl *own = NULL;
   const char *why;
   char memory[256] = "";
+  bool ok = false;
 
   capture_begin ();
   rect = gegl_node_get_bounding_box (load);
   if (rect.width > 0 && rect.height > 0)
     own = gegl_operation_get_format (gegl_node_get_gegl_operation (load), "output");
-  if (own)
+  if (own && k == EXR)
     {
-      describe (out, working_format (own), rect.width, rect.height);
-      out->half = strcmp (babl_get_name (babl_format_get_type (own, 0)), "half") == 0;
-      if (allocate (out, path, memory, sizeof memory))
-        gegl_node_blit (load, 1.0, &rect, out->format, out->image.data,
-                        (gint) out->image.stride, GEGL_BLIT_DEFAULT);
+      double chrm[8];
+      const Babl *space = decode_exr_chromaticities (path, chrm) ? colour_space_from_exr (chrm)
+                                                                  : NULL;
+
+      file_image_describe (out, own, rect.width, rect.height);
+      ok = blit (load, &rect, out, path, memory, sizeof memory);
+      file_image_describe (out, format_of (model_name (own, true), own, space), rect.width,
+                           rect.height);
+      out->tagged = space != NULL;
+    }
+  else if (own)
+    {
+      const Babl *samples = straight (own);
+      const char *model = babl_get_name (babl_format_get_model (samples));
+      const bool gray = babl_format_get_n_components (samples) -
+                        babl_format_has_alpha (samples) == 1;
+      const Babl *space = NULL;
+      bool linear = false;
+      void *icc = NULL;
+      size_t n = 0;
+
+      /* The file's own profile, as GIMP reads it (GEGL's loader gives its
+       * space alone). */
+      if (decode_tiff_icc (path, &icc, &n) && !strchr (model, 'C') &&
+          !babl_space_is_cmyk (babl_format_get_space (own)))
+        {
+          linear = colour_icc_is_linear (icc, n);
+          space = colour_space_from_icc (icc, n, gray, linear);
+          out->tagged = space != NULL;
+        }
+      g_free (icc);
+      /* The loader's perceptual samples in the profile's space are the
+       * layer's, linear where the profile's curves are, or in babl's sRGB
+       * where GIMP leaves its built-in profile untagged: the same numbers. */
+      file_image_describe (out, samples, rect.width, rect.height);
+      ok = blit (load, &rect, out, path, memory, sizeof memory);
+      file_image_describe (out, format_of (model_name (samples, linear), samples,
+                                           babl_format_get_space (samples) ==
+                                           babl_format_get_space (own) ? space
+                                                                       : NULL),
+                           rect.width, rect.height);
     }
   why = capture_end ();
   g_object_unref (graph);
-  if (out->image.data && !why)
+  if (ok && !why)
     return true;
   files_image_free (out);
   if (memory[0])
     snprintf (error, size, "%s", memory);
   else
-    snprintf (error, size, "%s: not a readable %s file%s%s", path, kind->name,
+    snprintf (error, size, "%s: not a readable %s file%s%s", path, kinds[k].name,
               why ? ": " : "", why ? why : "");
   return false;
 }
 
-/* libjpeg's errors end in a jump back here, not in exit (). */
-typedef struct
-{
-  struct jpeg_error_mgr  mgr;
-  jmp_buf                back;
-  char                   message[JMSG_LENGTH_MAX + 256];
-} JpegError;
-
-static void
-jpeg_fail (j_common_ptr cinfo)
-{
-  JpegError *e = (JpegError *) cinfo->err;
-
-  e->mgr.format_message (cinfo, e->message);
-  longjmp (e->back, 1);
-}
-
-/* A file that ends early or is damaged decodes to grey: refused. */
-static void
-jpeg_warn (j_common_ptr cinfo, int level)
-{
-  JpegError *e = (JpegError *) cinfo->err;
-
-  if (level < 0 && (e->mgr.msg_code == JWRN_JPEG_EOF || e->mgr.msg_code == JWRN_HIT_MARKER))
-    jpeg_fail (cinfo);
-}
-
+/* Exif's orientation, as file-open applies it (GIMP's default policy for
+ * files opened without asking): 2 and 4 mirror, 3 turns by 180 degrees, 6
+ * and 8 by 90 clockwise and counter-clockwise, 5 and 7 mirror about the
+ * diagonals.  Returns false where memory runs out. */
 static bool
-load_jpeg (const char *path, FileImage *out, char *error, size_t size)
+orient (FileImage *im, int orientation)
 {
-  struct jpeg_decompress_struct cinfo;
-  JpegError jerr;
-  FILE *f = fopen (path, "rb");
-  JOCTET *icc = NULL;
-  unsigned int icc_length = 0;
-  const Babl *space = NULL;
+  const int64_t w = im->image.width, h = im->image.height;
+  const bool turn = orientation >= 5;
+  const int64_t ow = turn ? h : w, oh = turn ? w : h;
+  const size_t bpp = (size_t) (im->image.stride / w);
+  const int64_t stride = ow * (int64_t) bpp;
+  char *to;
 
-  if (!f)
-    {
-      snprintf (error, size, "%s: %s", path, g_strerror (errno));
-      return false;
-    }
-  cinfo.err = jpeg_std_error (&jerr.mgr);
-  jerr.mgr.error_exit = jpeg_fail;
-  jerr.mgr.emit_message = jpeg_warn;
-  jpeg_create_decompress (&cinfo);
-  if (setjmp (jerr.back))
-    {
-      snprintf (error, size, "%s: not a readable JPEG file: %s", path, jerr.message);
-      jpeg_destroy_decompress (&cinfo);
-      free (icc);
-      files_image_free (out);
-      fclose (f);
-      return false;
-    }
-  jpeg_stdio_src (&cinfo, f);
-  jpeg_save_markers (&cinfo, JPEG_APP0 + 2, 0xffff);
-  jpeg_read_header (&cinfo, TRUE);
-  if (cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK)
-    {
-      snprintf (jerr.message, sizeof jerr.message, "CMYK JPEG files are not supported");
-      longjmp (jerr.back, 1);
-    }
-  cinfo.out_color_space = cinfo.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
-  if (jpeg_read_icc_profile (&cinfo, &icc, &icc_length))
-    {
-      const char *why = NULL;
-
-      space = babl_space_from_icc ((const char *) icc, (int) icc_length,
-                                   BABL_ICC_INTENT_DEFAULT, &why);
-      if (why)
-        space = NULL;
-    }
-  jpeg_start_decompress (&cinfo);
-  describe (out, babl_format_with_space (cinfo.output_components == 1 ? "Y' u8" : "R'G'B' u8",
-                                         space),
-            cinfo.output_width, cinfo.output_height);
-  if (!allocate (out, path, error, size))
-    {
-      jpeg_destroy_decompress (&cinfo);
-      free (icc);
-      fclose (f);
-      return false;
-    }
-  while (cinfo.output_scanline < cinfo.output_height)
-    {
-      JSAMPROW row = (JSAMPROW) out->image.data + cinfo.output_scanline * out->image.stride;
-
-      jpeg_read_scanlines (&cinfo, &row, 1);
-    }
-  jpeg_finish_decompress (&cinfo);
-  jpeg_destroy_decompress (&cinfo);
-  free (icc);
-  fclose (f);
-  return true;
-}
-
-/* libpng's errors, too, end in a jump back. */
-typedef struct
-{
-  jmp_buf back;
-  char    message[256];
-} PngError;
-
-static void
-png_fail (png_structp png, png_const_charp message)
-{
-  PngError *e = png_get_error_ptr (png);
-
-  snprintf (e->message, sizeof e->message, "%s", message);
-  png_longjmp (png, 1);
-}
-
-static void
-png_warn (png_structp png, png_const_charp message)
-{
-}
-
-static bool
-load_png (const char *path, FileImage *out, char *error, size_t size)
-{
-  PngError perr = { .message = "" };
-  png_structp png = NULL;
-  png_infop info = NULL;
-  png_bytep *volatile rows = NULL;
-  FILE *f = fopen (path, "rb");
-  const Babl *space = NULL;
-  png_bytep icc;
-  png_charp icc_name;
-  png_uint_32 icc_length;
-  int compression, bits, colour;
-  bool gray, alpha;
-  char name[32];
-
-  if (!f)
-    {
-      snprintf (error, size, "%s: %s", path, g_strerror (errno));
-      return false;
-    }
-  png = png_create_read_struct (PNG_LIBPNG_VER_STRING, &perr, png_fail, png_warn);
-  info = png ? png_create_info_struct (png) : NULL;
-  if (!info || setjmp (png_jmpbuf (png)))
-    {
-      snprintf (error, size, "%s: not a readable PNG file: %s", path,
-                perr.message[0] ? perr.message : "out of memory");
-      png_destroy_read_struct (&png, &info, NULL);
-      g_free (rows);
-      files_image_free (out);
-      fclose (f);
-      return false;
-    }
-  png_init_io (png, f);
-  png_read_info (png, info);
-  bits = png_get_bit_depth (png, info);
-  colour = png_get_color_type (png, info);
-  /* Palettes, low bit depths and tRNS become plain 8-bit samples. */
-  png_set_expand (png);
-  if (bits == 16)
-    png_set_swap (png);
-  png_read_update_info (png, info);
-  bits = png_get_bit_depth (png, info);
-  colour = png_get_color_type (png, info);
-  gray = !(colour & PNG_COLOR_MASK_COLOR);
-  alpha = (colour & PNG_COLOR_MASK_ALPHA) != 0;
-  if (png_get_iCCP (png, info, &icc_name, &compression, &icc, &icc_length))
-    {
-      const char *why = NULL;
-
-      space = babl_space_from_icc ((const char *) icc, (int) icc_length,
-                                   BABL_ICC_INTENT_DEFAULT, &why);
-      if (why)
-        space = NULL;
-    }
-  snprintf (name, sizeof name, "%s %s", gray ? (alpha ? "Y'A" : "Y'") : (alpha ? "R'G'B'A" : "R'G'B'"),
-            bits == 16 ? "u16" : "u8");
-  describe (out, babl_format_with_space (name, space), png_get_image_width (png, info),
-            png_get_image_height (png, info));
-  if (!allocate (out, path, error, size))
-    {
-      png_destroy_read_struct (&png, &info, NULL);
-      fclose (f);
-      return false;
-    }
-  rows = g_new (png_bytep, out->image.height);
-  for (int64_t y = 0; y < out->image.height; y++)
-    rows[y] = (png_bytep) out->image.data + y * out->image.stride;
-  png_read_image (png, rows);
-  png_read_end (png, NULL);
-  png_destroy_read_struct (&png, &info, NULL);
-  g_free (rows);
-  fclose (f);
-  return true;
-}
-
-static bool
-load_webp (const char *path, FileImage *out, char *error, size_t size)
-{
-  gchar *data = NULL;
-  gsize length = 0;
-  GError *gerror = NULL;
-  WebPBitstreamFeatures features;
-  int width, height;
-  uint8_t *pixels;
-
-  if (!g_file_get_contents (path, &data, &length, &gerror))
-    {
-      snprintf (error, size, "%s: %s", path, gerror->message);
-      g_error_free (gerror);
-      return false;
-    }
-  if (WebPGetFeatures ((const uint8_t *) data, length, &features) != VP8_STATUS_OK)
-    {
-      g_free (data);
-      snprintf (error, size, "%s: not a readable WebP file", path);
-      return false;
-    }
-  pixels = features.has_alpha
-    ? WebPDecodeRGBA ((const uint8_t *) data, length, &width, &height)
-    : WebPDecodeRGB ((const uint8_t *) data, length, &width, &height);
-  g_free (data);
-  if (!pixels)
-    {
-      snprintf (error, size, "%s: not a readable WebP file: the data is damaged or ends early",
-                path);
-      return false;
-    }
-  describe (out, babl_format (features.has_alpha ? "R'G'B'A u8" : "R'G'B' u8"), width, height);
-  if (allocate (out, path, error, size))
-    memcpy (out->image.data, pixels, (size_t) (out->image.stride * height));
-  WebPFree (pixels);
-  return out->image.data != NULL;
-}
-
-/* Raw files hold linear float (PFM) or perceptual codes (PNM, PAM). */
-bool
-files_to_raw (FileImage *im, bool pfm, char *error, size_t size)
-{
-  const Babl *own = im->format;
-  const bool gray = im->image.channels - (im->alpha ? 1 : 0) == 1;
-  const char *model;
-  const Babl *want;
-  char name[64];
-  void *data;
-
-  if (!own)
+  if (orientation <= 1 || orientation > 8)
     return true;
-  if (pfm)
-    model = gray ? (im->alpha ? "YA" : "Y") : (im->alpha ? "RGBA" : "RGB");
-  else
-    model = gray ? (im->alpha ? "Y'A" : "Y'") : (im->alpha ? "R'G'B'A" : "R'G'B'");
-  snprintf (name, sizeof name, "%s %s", model,
-            !pfm && (im->image.type == CC_TYPE_U8 || im->image.type == CC_TYPE_U16)
-              ? cc_type_name (im->image.type) : "float");
-  want = babl_format_with_space (name, babl_format_get_space (own));
-  if (want == own)
-    return true;
-  data = im->image.data;
-  describe (im, want, im->image.width, im->image.height);
-  if (!allocate (im, "output", error, size))
-    {
-      g_free (data);
-      return false;
-    }
-  babl_process (babl_fish (own, want), data, im->image.data,
-                (long) (im->image.width * im->image.height));
-  g_free (data);
+  if (!(to = g_try_malloc ((gsize) (stride * oh))))
+    return false;
+  for (int64_t y = 0; y < oh; y++)
+    for (int64_t x = 0; x < ow; x++)
+      {
+        int64_t sx, sy;
+
+        switch (orientation)
+          {
+          case 2:  sx = w - 1 - x; sy = y;         break;
+          case 3:  sx = w - 1 - x; sy = h - 1 - y; break;
+          case 4:  sx = x;         sy = h - 1 - y; break;
+          case 5:  sx = y;         sy = x;         break;
+          case 6:  sx = y;         sy = h - 1 - x; break;
+          case 7:  sx = w - 1 - y; sy = h - 1 - x; break;
+          default: sx = w - 1 - y; sy = x;         break;
+          }
+        memcpy (to + y * stride + x * (int64_t) bpp,
+                (const char *) im->image.data + sy * im->image.stride + sx * (int64_t) bpp,
+                bpp);
+      }
+  g_free (im->image.data);
+  im->image.data = to;
+  im->image.width = ow;
+  im->image.height = oh;
+  im->image.stride = stride;
   return true;
 }
 
@@ -560,7 +368,8 @@ files_load (const char *path, FileImage *out, char *error, size_t size)
   unsigned char head[16];
   size_t n;
   FILE *f = fopen (path, "rb");
-  int k;
+  int k, orientation;
+  bool adobe_rgb, ok;
 
   memset (out, 0, sizeof *out);
   if (!f)
@@ -577,13 +386,115 @@ files_load (const char *path, FileImage *out, char *error, size_t size)
                 path, names);
       return false;
     }
-  if (k == PNG)
-    return load_png (path, out, error, size);
-  if (k == JPEG)
-    return load_jpeg (path, out, error, size);
-  if (k == WEBP)
-    return load_webp (path, out, error, size);
-  return load_gegl (path, &kinds[k], out, error, size);
+  ok = k == PNG ? decode_png (path, out, error, size)
+     : k == JPEG ? decode_jpeg (path, out, error, size)
+     : k == WEBP ? decode_webp (path, out, error, size)
+     : load_gegl (path, k, out, error, size);
+  if (!ok)
+    return false;
+  /* What GIMP does after its loader: an untagged RGB image whose metadata
+   * names Adobe RGB is tagged so, and the image is turned upright. */
+  colour_metadata (path, &orientation, &adobe_rgb);
+  if (adobe_rgb && !out->tagged && out->image.channels - out->alpha >= 3)
+    {
+      const Babl *adobe = colour_space_adobe_rgb ();
+
+      if (adobe)
+        {
+          file_image_describe (out, format_of (babl_get_name (babl_format_get_model (out->format)),
+                                               out->format, adobe),
+                               out->image.width, out->image.height);
+          out->tagged = true;
+        }
+    }
+  if (!orient (out, orientation))
+    {
+      snprintf (error, size, "%s: out of memory turning a %lldx%lld image upright", path,
+                (long long) out->image.width, (long long) out->image.height);
+      files_image_free (out);
+      return false;
+    }
+  return true;
+}
+
+/* ---- The engine's view of an image ----------------------------------------- */
+
+static bool
+convert (const FileImage *from, const Babl *to, FileImage *out, const char *what, char *error,
+         size_t size)
+{
+  const Babl *own = from->format;
+  const int64_t w = from->image.width, h = from->image.height;
+  FileImage copy = *from;
+
+  file_image_describe (&copy, to, w, h);
+  if (!file_image_allocate (&copy, what, error, size))
+    return false;
+  for (int64_t y = 0; y < h; y++)
+    babl_process (babl_fish (own, to), (const char *) from->image.data + y * from->image.stride,
+                  (char *) copy.image.data + y * copy.image.stride, (long) w);
+  *out = copy;
+  return true;
+}
+
+bool
+files_work (const FileImage *im, bool linear, bool clamp, FileImage *work,
+            CcTransfer **transfer, char *error, size_t size)
+{
+  const Babl *own = im->format;
+  const Babl *to = NULL;
+  char why[256];
+
+  *transfer = NULL;
+  *work = *im;
+  if (clamp && engine_format_coded (own))
+    {
+      /* Codes as they are, or through tables in linear light. */
+      if (!linear)
+        return true;
+      if ((*transfer = engine_format_transfer_new (own, why, sizeof why)))
+        return true;
+    }
+  to = engine_format_float (own, linear, false);
+  return to == own || convert (im, to, work, "input", error, size);
+}
+
+bool
+files_unwork (FileImage *result, const FileImage *own, char *error, size_t size)
+{
+  FileImage back;
+
+  if (result->format == own->format)
+    return true;
+  if (!convert (result, own->format, &back, "output", error, size))
+    return false;
+  files_image_free (result);
+  *result = back;
+  result->tagged = own->tagged;
+  return true;
+}
+
+/* Raw files hold linear float (PFM) or perceptual codes (PNM, PAM). */
+bool
+files_to_raw (FileImage *im, bool pfm, char *error, size_t size)
+{
+  const Babl *own = im->format;
+  const char *type = !pfm && (im->image.type == CC_TYPE_U8 || im->image.type == CC_TYPE_U16)
+                       ? cc_type_name (im->image.type) : "float";
+  char name[64];
+  FileImage raw;
+
+  if (!own)
+    return true;
+  snprintf (name, sizeof name, "%s %s", model_name (own, pfm), type);
+  if (babl_format_with_space (name, babl_format_get_space (own)) == own)
+    return true;
+  if (!convert (im, babl_format_with_space (name, babl_format_get_space (own)), &raw, "output",
+                error, size))
+    return false;
+  files_image_free (im);
+  *im = raw;
+  return true;
 }
 
 /* The format of an image read from a raw file: sRGB; 8- and 16-bit samples
@@ -599,6 +510,57 @@ raw_format (const FileImage *im)
 
   snprintf (name, sizeof name, "%s %s", model, cc_type_name (im->image.type));
   return babl_format (name);
+}
+
+/* The buffer a saver is given, so that the file holds the image's values in
+ * its own encoding: OpenEXR's saver premultiplies, and GIMP reads the
+ * stored values back as straight, so straight values are handed over as
+ * premultiplied ones; TIFF's saver stores its space's perceptual values, so
+ * linear light is handed over as the perceptual values of the same
+ * primaries with linear curves: the same numbers, and a linear profile. */
+static const Babl *
+saved_format (int k, const FileImage *im, const Babl *format)
+{
+  const Babl *space = babl_format_get_space (format);
+  const char *model = babl_get_name (babl_format_get_model (format));
+  const Babl *twin;
+
+  if (k == EXR && im->alpha && strchr (model, '\'') == NULL)
+    return format_of (im->image.channels == 2 ? "YaA" : "RaGaBaA", format, space);
+  if (k == TIFF && im->linear && (twin = colour_space_linear (space)))
+    return format_of (model_name (format, false), format, twin);
+  return format;
+}
+
+/* WebP's saver writes no profile: the file gets the space's own, as GIMP
+ * writes it, where the space is not sRGB. */
+static const char *
+add_webp_profile (const char *path, const Babl *space)
+{
+  gchar *data = NULL;
+  gsize length = 0;
+  WebPData whole, icc, assembled = { NULL, 0 };
+  WebPMux *mux;
+  int icc_length = 0;
+  const char *bytes;
+  const char *why = NULL;
+
+  if (!space || space == babl_space ("sRGB") || !(bytes = babl_space_get_icc (space, &icc_length)))
+    return NULL;
+  if (!g_file_get_contents (path, &data, &length, NULL))
+    return "cannot read the written file back";
+  whole = (WebPData) { (const uint8_t *) data, length };
+  icc = (WebPData) { (const uint8_t *) bytes, (size_t) icc_length };
+  mux = WebPMuxCreate (&whole, 0);
+  if (!mux || WebPMuxSetChunk (mux, "ICCP", &icc, 0) != WEBP_MUX_OK ||
+      WebPMuxAssemble (mux, &assembled) != WEBP_MUX_OK ||
+      !g_file_set_contents (path, (const gchar *) assembled.bytes, (gssize) assembled.size, NULL))
+    why = "cannot add its colour profile";
+  WebPDataClear (&assembled);
+  if (mux)
+    WebPMuxDelete (mux);
+  g_free (data);
+  return why;
 }
 
 bool
@@ -617,19 +579,8 @@ files_save (const char *path, const char *name, const FileImage *im, char *error
       snprintf (error, size, "%s: this build writes %s, PFM, PGM/PPM and PAM", name, names);
       return false;
     }
-  if (k == EXR && im->half && im->image.type == CC_TYPE_FLOAT)
-    {
-      /* exr-save writes half for a buffer of 16-bit samples. */
-      char half[64];
-
-      snprintf (half, sizeof half, "%s half", babl_get_name (babl_format_get_model (format)));
-      buffer = gegl_buffer_new (&rect, babl_format_with_space (half,
-                                                               babl_format_get_space (format)));
-      gegl_buffer_set (buffer, &rect, 0, format, im->image.data, (gint) im->image.stride);
-    }
-  else
-    buffer = gegl_buffer_linear_new_from_data (im->image.data, format, &rect,
-                                               (gint) im->image.stride, NULL, NULL);
+  buffer = gegl_buffer_linear_new_from_data (im->image.data, saved_format (k, im, format), &rect,
+                                             (gint) im->image.stride, NULL, NULL);
   graph = gegl_node_new ();
   source = gegl_node_new_child (graph, "operation", "gegl:buffer-source", "buffer", buffer,
                                 NULL);
@@ -646,24 +597,14 @@ files_save (const char *path, const char *name, const FileImage *im, char *error
   g_object_unref (buffer);
   if (!why && (stat (path, &st) != 0 || st.st_size == 0))
     why = "nothing was written";
+  if (!why && k == WEBP)
+    why = add_webp_profile (path, babl_format_get_space (format));
   if (why)
     {
       snprintf (error, size, "%s: cannot write %s: %s", name, kinds[k].name, why);
       return false;
     }
   return true;
-}
-
-CcTransfer *
-files_transfer_new (const FileImage *im, char *error, size_t size)
-{
-  if (size)
-    error[0] = '\0';
-  if (!im->coded)
-    return NULL;
-  if (!im->format)
-    return cc_transfer_new_srgb (im->image.type);
-  return engine_format_transfer_new (im->format, error, size);
 }
 
 void

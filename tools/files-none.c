@@ -65,12 +65,27 @@ files_to_raw (FileImage *im, bool pfm, char *error, size_t size)
   return true;
 }
 
-CcTransfer *
-files_transfer_new (const FileImage *im, char *error, size_t size)
+/* No image here comes through a library: these are never reached. */
+bool
+files_work (const FileImage *im, bool linear, bool clamp, FileImage *work,
+            CcTransfer **transfer, char *error, size_t size)
 {
-  if (size)
-    error[0] = '\0';
-  return im->coded ? cc_transfer_new_srgb (im->image.type) : NULL;
+  (void) im;
+  (void) linear;
+  (void) clamp;
+  (void) work;
+  *transfer = NULL;
+  snprintf (error, size, "this build reads no library formats");
+  return false;
+}
+
+bool
+files_unwork (FileImage *result, const FileImage *own, char *error, size_t size)
+{
+  (void) result;
+  (void) own;
+  snprintf (error, size, "this build reads no library formats");
+  return false;
 }
 
 void

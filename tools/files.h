@@ -1,8 +1,9 @@
-/* Image files through a library: PNG, JPEG, TIFF, OpenEXR and WebP, read
- * whole in their own pixel format and written back in it.  GEGL's loaders
- * and savers do the work (JPEG is read with libjpeg directly: GEGL's JPEG
- * loader ends the process on a corrupt file); a build without GEGL has
- * none of these, and says so.
+/* Image files through libraries: PNG, JPEG, TIFF, OpenEXR and WebP, read
+ * whole with the pixels, colour space and orientation GIMP 3 gives them
+ * (tools/decode.h, tools/colour.h; TIFF and OpenEXR samples through GEGL's
+ * loaders), convolved as GIMP's procedure convolves such a layer, and
+ * written back in the same encoding through GEGL's savers.  A build
+ * without GEGL has none of these, and says so.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -19,15 +20,15 @@ typedef struct
 {
   CcImage      image;    /* malloc'd samples, rows 'stride' apart */
   bool         alpha;    /* the last channel is alpha, not premultiplied */
-  bool         coded;    /* 8- or 16-bit perceptual codes: linear light goes through
-                            transfer tables */
-  bool         linear;   /* float samples are linear light (else perceptual) */
+  bool         coded;    /* 8- or 16-bit perceptual codes */
+  bool         linear;   /* the colour samples are linear light */
   int          maxval;   /* what a raw output writes integer samples with (0: PFM's
                             float, or 65535 from float) */
-  const void  *format;   /* the library's pixel format (a Babl *); NULL for
-                            images read from raw files */
-  bool         half;     /* the file held half floats, which the engine takes as
-                            float: an OpenEXR output stores half again */
+  const void  *format;   /* the samples' babl format (a Babl *): for a file read
+                            through a library, the format GIMP's layer would have:
+                            model, sample type and colour space; NULL for images
+                            read from raw files (sRGB; PFM linear) */
+  bool         tagged;   /* GIMP would tag the image with a colour profile */
 } FileImage;
 
 /* Starts the library; false and why when it cannot start. */
@@ -43,17 +44,30 @@ bool         files_writes           (const char *path);
 /* Reads a whole file. */
 bool         files_load             (const char *path, FileImage *out, char *error,
                                      size_t size);
+
+/* The image as the engine takes it, as the GEGL operation takes a layer in
+ * GIMP: 'work' holds the samples in the format the engine works in
+ * ('linear' light or perceptual values, clamped or not), a copy converted
+ * by babl where that is not the image's own, and '*transfer' the tables
+ * through which it reads codes in linear light (NULL where it needs none).
+ * A raw file's image (no format) is sRGB, PFM's linear. */
+bool         files_work             (const FileImage *im, bool linear, bool clamp,
+                                     FileImage *work, CcTransfer **transfer, char *error,
+                                     size_t size);
+/* A result in 'work''s format back into 'own''s, in place or into new
+ * memory. */
+bool         files_unwork           (FileImage *result, const FileImage *own, char *error,
+                                     size_t size);
+
 /* Converts an image read through the library to what a raw file holds:
  * linear float for PFM ('pfm'), else perceptual codes of 8 or 16 bits, or
  * perceptual float. */
 bool         files_to_raw           (FileImage *im, bool pfm, char *error, size_t size);
 /* Writes 'im' to 'path' (a new file) in the format 'name' asks for, keeping
- * its precision where that format has it, and its colour profile. */
+ * its precision, linearity and colour space where that format holds them,
+ * so that GIMP opens it as the same kind of image. */
 bool         files_save             (const char *path, const char *name, const FileImage *im,
                                      char *error, size_t size);
-/* Tables for a coded image in its own colour space; NULL with no message
- * where the image is not coded. */
-CcTransfer  *files_transfer_new     (const FileImage *im, char *error, size_t size);
 
 void         files_image_free       (FileImage *im);
 

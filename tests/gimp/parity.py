@@ -52,31 +52,6 @@ def random_mask(size, normalize):
     return (what, size, size, m, divisor, offset, normalize)
 
 
-def photo(w, h, channels, alpha):
-    """Linear-light values that look like a photograph: a sky-like gradient,
-    a deep shadow (values under 1% of white, where sRGB codes are sparse in
-    linear light), a bright disc with a hard edge, and grain."""
-    img = []
-    for y in range(h):
-        row = []
-        for x in range(w):
-            u, v = x / (w - 1), y / (h - 1)
-            base = [0.15 + 0.6 * u, 0.25 + 0.5 * v, 0.55 - 0.4 * u * v][:channels]
-            if x < w // 3 and y > h // 2:
-                base = [0.002 + 0.008 * u * 3 + 0.004 * c for c in range(channels)]
-            if (x - 0.65 * w) ** 2 + (y - 0.35 * h) ** 2 < (0.18 * w) ** 2:
-                base = [0.95, 0.9, 0.7][:channels]
-            p = [min(max(b * (1 + rng.gauss(0, 0.04)) + rng.gauss(0, 0.002), 0.0), 1.0)
-                 for b in base]
-            if channels < 3:
-                p = p[:1]
-            if alpha:
-                p.append(min(max(0.2 + 0.8 * (1 - u) + rng.gauss(0, 0.02), 0.0), 1.0))
-            row.append(p)
-        img.append(row)
-    return img
-
-
 def make_image(w, h, model, precision):
     base, ltype, channels, alpha = MODELS[model]
     prec, stype, prime = PRECISIONS[precision]
