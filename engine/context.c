@@ -71,6 +71,12 @@ cc_context_gpu_status (CcContext *ctx, char *message, size_t size)
   return cc_gpu_status (ctx->gpu, message, size);
 }
 
+bool
+cc_context_gpu_started (CcContext *ctx)
+{
+  return ctx->cpu_only || cc_gpu_started (ctx->gpu);
+}
+
 const char *
 cc_context_device_name (CcContext *ctx)
 {

@@ -166,6 +166,9 @@ void         cc_context_free         (CcContext *ctx);
 /* Whether a GPU can be used; when not, why (status and message).  Waits for
  * start-up to finish. */
 CcStatus     cc_context_gpu_status   (CcContext *ctx, char *message, size_t size);
+/* Whether GPU start-up has finished (well or not), without waiting for it:
+ * a caller that must not wait runs the CPU path meanwhile. */
+bool         cc_context_gpu_started  (CcContext *ctx);
 const char  *cc_context_device_name  (CcContext *ctx);
 /* "CPU (N threads)": where the cpu method runs. */
 const char  *cc_context_cpu_name     (CcContext *ctx);

@@ -162,6 +162,8 @@ extern const CcKernels cc_kernels_basic, cc_kernels_constant, cc_kernels_tiled,
 struct _CcGpu *cc_gpu_new        (const CcEnv *env, int threads);
 void           cc_gpu_free       (struct _CcGpu *gpu);
 CcStatus       cc_gpu_status     (struct _CcGpu *gpu, char *message, size_t size);
+/* Whether start-up has finished, well or not, without waiting for it. */
+bool           cc_gpu_started    (struct _CcGpu *gpu);
 const char    *cc_gpu_name       (struct _CcGpu *gpu);
 CcStatus       cc_gpu_check      (struct _CcGpu *gpu, CcMethod method, const CcJob *job,
                                   char *message, size_t size);

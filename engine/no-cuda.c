@@ -31,6 +31,13 @@ cc_gpu_status (struct _CcGpu *gpu, char *message, size_t size)
   return CC_ERROR_NO_GPU;
 }
 
+bool
+cc_gpu_started (struct _CcGpu *gpu)
+{
+  (void) gpu;
+  return true;
+}
+
 const char *
 cc_gpu_name (struct _CcGpu *gpu)
 {

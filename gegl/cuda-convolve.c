@@ -12,9 +12,15 @@
  * "R'G'B'A float" (perceptual, linear FALSE) in the input's colour space,
  * as GIMP's Convolution Matrix does.  Results equal the procedure's.
  *
- * Each region is one engine call (on the CPU, per GEGL thread): measured
- * faster than computing the whole input once and serving regions from
- * GEGL's cache (README, "What it costs").
+ * On the GPU it computes whole blocks of the input (up to 4096x4096, the
+ * whole of a layer up to that size) in one engine call, and GEGL's cache
+ * serves the regions GIMP asks for from them: GIMP applies a filter in
+ * chunks, the first one tile, and a large mask's halo and transforms would
+ * otherwise be paid again for every chunk.  On the CPU each region is one
+ * engine call, per GEGL thread: measured faster than a whole block there,
+ * and a preview computes no more than its view.  CUDA starts on a helper
+ * thread when the operation is first prepared; until it is ready, masks the
+ * CPU takes quickly run there, so the first preview is not held up.
  *
  * Nothing here may crash or hang GIMP: a property the procedure would
  * refuse passes the input through with a warning, and a GPU that fails
@@ -24,6 +30,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 /* gegl-op.h marks the properties' names for translation; none is made. */
@@ -109,6 +116,11 @@ property_boolean (green, "Green", TRUE)
 property_boolean (blue, "Blue", TRUE)
   description ("Convolve the blue channel; off keeps it")
 
+property_string (report, "Report", "")
+  description ("A file the operation writes what ran to (methods, devices, engine time), "
+               "for plug-in-cuda-convolve; empty: none")
+  ui_meta ("visible", "0")
+
 #else
 
 #define GEGL_OP_AREA_FILTER
@@ -119,7 +131,23 @@ property_boolean (blue, "Blue", TRUE)
 
 #include "convolve.h"
 #include "engine-format.h"
+#include "op-report.h"
 #include "op-settings.h"
+
+/* The GPU's blocks: a side of the grid they are cut on. */
+#define GPU_BLOCK 4096
+
+/* Masks of up to this many taps run on the CPU while the GPU starts (a
+ * 9x9 takes the CPU about as long as CUDA takes to start); larger ones
+ * wait for it. */
+#define CPU_WHILE_STARTING_TAPS 81
+
+/* What prepare resolves, for the regions to come. */
+typedef struct
+{
+  OpSettings *mask;
+  OpReport   *report;
+} State;
 
 /* One engine for the process: its GPU starts once, and it serialises the
  * calls of GEGL's threads (the engine runs each on all cores or the GPU). */
@@ -179,7 +207,17 @@ warn_once (const gchar *text)
 static OpSettings *
 settings_of (GeglProperties *o)
 {
-  return o->user_data;
+  return o->user_data ? ((State *) o->user_data)->mask : NULL;
+}
+
+static void
+state_free (State *state)
+{
+  if (!state)
+    return;
+  op_settings_free (state->mask);
+  op_report_free (state->report);
+  g_free (state);
 }
 
 /* The transfer tables of a coded format, made once a format for the
@@ -220,7 +258,7 @@ work_format (GeglOperation *operation, GeglProperties *o)
   if (source && o->clamp && engine_format_coded (source) &&
       (!o->linear || transfer_for (source)))
     return engine_format (source, o->linear);
-  return babl_format_with_space (o->linear ? "RGBA float" : "R'G'B'A float", space);
+  return engine_format_float (babl_format_with_space ("RGBA float", space), o->linear, TRUE);
 }
 
 static void
@@ -229,15 +267,60 @@ prepare (GeglOperation *operation)
   GeglOperationAreaFilter *area = GEGL_OPERATION_AREA_FILTER (operation);
   GeglProperties *o = GEGL_PROPERTIES (operation);
   const Babl *format = work_format (operation, o);
+  State *state = g_new0 (State, 1);
   OpSettings *s;
 
-  op_settings_free (o->user_data);
-  o->user_data = s = op_settings_new (o->preset, o->matrix, o->divisor, o->offset,
-                                      o->normalize);
+  /* CUDA starts now, on the engine's helper thread. */
+  engine ();
+  state_free (o->user_data);
+  o->user_data = state;
+  state->mask = s = op_settings_new (o->preset, o->matrix, o->divisor, o->offset,
+                                     o->normalize);
+  state->report = op_report_new (o->report);
   area->left = area->right = s->valid ? (s->width - 1) / 2 : 0;
   area->top = area->bottom = s->valid ? (s->height - 1) / 2 : 0;
   gegl_operation_set_format (operation, "input", format);
   gegl_operation_set_format (operation, "output", format);
+}
+
+/* Whether this operation's regions run on the GPU: where a GPU is usable,
+ * with an explicit GPU method (which waits for CUDA to start) or auto,
+ * except while CUDA still starts for masks the CPU takes quickly. */
+static gboolean
+takes_gpu (GeglProperties *o)
+{
+  const OpSettings *s = settings_of (o);
+  char why[8];
+
+  if (!s || !s->valid || o->method == CUDA_CONVOLVE_METHOD_CPU)
+    return FALSE;
+  if (o->method == CUDA_CONVOLVE_METHOD_AUTO && !cc_context_gpu_started (engine ()) &&
+      s->width * s->height <= CPU_WHILE_STARTING_TAPS)
+    return FALSE;
+  return cc_context_gpu_status (engine (), why, sizeof why) == CC_OK;
+}
+
+/* The GPU computes whole blocks of the grid that the region touches, within
+ * the input; GEGL keeps them in the node's cache for the regions that
+ * follow.  The CPU computes the region asked for. */
+static GeglRectangle
+get_cached_region (GeglOperation *operation, const GeglRectangle *roi)
+{
+  const GeglRectangle *in = gegl_operation_source_get_bounding_box (operation, "input");
+  GeglRectangle block;
+
+  if (!in || !takes_gpu (GEGL_PROPERTIES (operation)))
+    return *roi;
+  block.x = (gint) (floor ((gdouble) roi->x / GPU_BLOCK) * GPU_BLOCK);
+  block.y = (gint) (floor ((gdouble) roi->y / GPU_BLOCK) * GPU_BLOCK);
+  block.width = (gint) (ceil ((gdouble) (roi->x + roi->width) / GPU_BLOCK) * GPU_BLOCK) -
+                block.x;
+  block.height = (gint) (ceil ((gdouble) (roi->y + roi->height) / GPU_BLOCK) * GPU_BLOCK) -
+                 block.y;
+  if (!gegl_rectangle_intersect (&block, &block, in))
+    return *roi;
+  gegl_rectangle_bounding_box (&block, &block, roi);
+  return block;
 }
 
 /* The output covers the input, not the input grown by the halo. */
@@ -255,12 +338,56 @@ pass_through (GeglBuffer *input, GeglBuffer *output, const GeglRectangle *roi)
   gegl_buffer_copy (input, roi, GEGL_ABYSS_NONE, output, roi);
 }
 
+/* A buffer's rectangle to or from linear memory ('set'): for a whole GPU
+ * block, on GEGL's threads, a band each, so that the copies of a block
+ * take no longer than a GEGL thread's share of a region would. */
+typedef struct
+{
+  GeglBuffer          *buffer;
+  const GeglRectangle *whole;
+  const Babl          *format;
+  guchar              *pixels;
+  GeglAbyssPolicy      abyss;
+  gboolean             set;
+} Copy;
+
+static void
+copy_area (const GeglRectangle *area, gpointer data)
+{
+  const Copy *c = data;
+  const gsize bpp = babl_format_get_bytes_per_pixel (c->format);
+  const gint stride = (gint) (c->whole->width * bpp);
+  guchar *p = c->pixels + (gsize) (area->y - c->whole->y) * stride +
+              (gsize) (area->x - c->whole->x) * bpp;
+
+  if (c->set)
+    gegl_buffer_set (c->buffer, area, 0, c->format, p, stride);
+  else
+    gegl_buffer_get (c->buffer, area, 1.0, c->format, p, stride, c->abyss);
+}
+
+static void
+copy_pixels (GeglBuffer *buffer, const GeglRectangle *rect, const Babl *format,
+             guchar *pixels, GeglAbyssPolicy abyss, gboolean set, gboolean whole)
+{
+  Copy c = { buffer, rect, format, pixels, abyss, set };
+
+  if (whole)
+    gegl_parallel_distribute_area (rect, 4096.0, GEGL_SPLIT_STRATEGY_HORIZONTAL, copy_area,
+                                   &c);
+  else
+    copy_area (rect, &c);
+}
+
+/* One engine call for the region 'roi': a whole GPU block in one call
+ * ('whole'), or a GEGL thread's share of a region, whose CPU path runs on
+ * that thread's own context. */
 static gboolean
-process (GeglOperation       *operation,
-         GeglBuffer          *input,
-         GeglBuffer          *output,
-         const GeglRectangle *roi,
-         gint                 level)
+convolve_region (GeglOperation       *operation,
+                 GeglBuffer          *input,
+                 GeglBuffer          *output,
+                 const GeglRectangle *roi,
+                 gboolean             whole)
 {
   GeglProperties *o = GEGL_PROPERTIES (operation);
   const OpSettings *s = settings_of (o);
@@ -280,7 +407,6 @@ process (GeglOperation       *operation,
   CcResult result;
   CcStatus status;
   CcType type;
-  CcStatus gpu;
   guchar *in_pixels, *out_pixels;
   char why[256];
 
@@ -337,9 +463,9 @@ process (GeglOperation       *operation,
       pass_through (input, output, roi);
       return TRUE;
     }
-  gegl_buffer_get (input, &fetch, 1.0, format, in_pixels, GEGL_AUTO_ROWSTRIDE,
-                   o->border == CUDA_CONVOLVE_BORDER_WRAP ? GEGL_ABYSS_LOOP
-                                                          : GEGL_ABYSS_NONE);
+  copy_pixels (input, &fetch, format, in_pixels,
+               o->border == CUDA_CONVOLVE_BORDER_WRAP ? GEGL_ABYSS_LOOP : GEGL_ABYSS_NONE,
+               FALSE, whole);
 
   src = (CcImage) { in_pixels, type, channels, fetch.width, fetch.height,
                     (int64_t) (fetch.width * bpp), false };
@@ -347,13 +473,13 @@ process (GeglOperation       *operation,
                     (int64_t) (roi->width * bpp), false };
   mask = (CcMask) { s->width, s->height, s->values, s->divisor, s->offset };
 
-  /* auto without a usable GPU is the CPU path, on this thread's own
-   * context; worth a word after a GPU failure, not where the machine simply
-   * has no GPU. */
-  gpu = cc_context_gpu_status (engine (), why, sizeof why);
-  if (options.method == CC_METHOD_AUTO && gpu != CC_OK)
+  /* auto without a usable GPU, or while CUDA starts, is the CPU path, on
+   * this thread's own context; worth a word after a GPU failure, not where
+   * the machine simply has no GPU. */
+  if (options.method == CC_METHOD_AUTO && !takes_gpu (o))
     {
-      if (gpu == CC_ERROR_GPU)
+      if (cc_context_gpu_started (engine ()) &&
+          cc_context_gpu_status (engine (), why, sizeof why) == CC_ERROR_GPU)
         {
           gchar *note = g_strdup_printf ("no GPU used: %s", why);
 
@@ -362,8 +488,9 @@ process (GeglOperation       *operation,
         }
       options.method = CC_METHOD_CPU;
     }
-  status = cc_convolve (options.method == CC_METHOD_CPU ? cpu_engine () : engine (), &src,
-                        roi->x - fetch.x, roi->y - fetch.y, &dst, &mask, &options, &result);
+  status = cc_convolve (options.method == CC_METHOD_CPU && !whole ? cpu_engine () : engine (),
+                        &src, roi->x - fetch.x, roi->y - fetch.y, &dst, &mask, &options,
+                        &result);
   if (status != CC_OK && options.method != CC_METHOD_CPU &&
       status != CC_ERROR_INVALID && status != CC_ERROR_CANCELLED)
     {
@@ -374,14 +501,18 @@ process (GeglOperation       *operation,
       warn_once (note);
       g_free (note);
       options.method = CC_METHOD_CPU;
-      status = cc_convolve (cpu_engine (), &src, roi->x - fetch.x, roi->y - fetch.y, &dst,
-                            &mask, &options, &result);
+      status = cc_convolve (whole ? engine () : cpu_engine (), &src, roi->x - fetch.x,
+                            roi->y - fetch.y, &dst, &mask, &options, &result);
     }
   else if (status == CC_OK && result.message[0])
     warn_once (result.message);   /* auto left the GPU for the CPU, and why */
 
   if (status == CC_OK)
-    gegl_buffer_set (output, roi, 0, format, out_pixels, GEGL_AUTO_ROWSTRIDE);
+    {
+      copy_pixels (output, roi, format, out_pixels, GEGL_ABYSS_NONE, TRUE, whole);
+      op_report_add (((State *) o->user_data)->report, &result,
+                     (gint64) roi->width * roi->height);
+    }
   else
     {
       warn_once (result.message);
@@ -392,12 +523,47 @@ process (GeglOperation       *operation,
   return TRUE;
 }
 
+static gboolean
+process (GeglOperation       *operation,
+         GeglBuffer          *input,
+         GeglBuffer          *output,
+         const GeglRectangle *roi,
+         gint                 level)
+{
+  return convolve_region (operation, input, output, roi, FALSE);
+}
+
+/* GEGL's filters split a region among its threads; the GPU takes it in one
+ * call instead (the engine serialises GPU calls, and each piece would pay
+ * its halo and transforms again).  The CPU path keeps GEGL's threads. */
+static gboolean (*filter_operation_process) (GeglOperation *, GeglOperationContext *,
+                                             const gchar *, const GeglRectangle *, gint);
+
+static gboolean
+operation_process (GeglOperation        *operation,
+                   GeglOperationContext *context,
+                   const gchar          *output_pad,
+                   const GeglRectangle  *result,
+                   gint                  level)
+{
+  GeglBuffer *input, *output;
+  gboolean ok;
+
+  if (strcmp (output_pad, "output") != 0 || !takes_gpu (GEGL_PROPERTIES (operation)))
+    return filter_operation_process (operation, context, output_pad, result, level);
+  input = (GeglBuffer *) gegl_operation_context_dup_object (context, "input");
+  output = gegl_operation_context_get_output_maybe_in_place (operation, context, input, result);
+  ok = convolve_region (operation, input, output, result, TRUE);
+  g_clear_object (&input);
+  return ok;
+}
+
 static void
 finalize (GObject *object)
 {
   GeglProperties *o = GEGL_PROPERTIES (object);
 
-  op_settings_free (o->user_data);
+  state_free (o->user_data);
   o->user_data = NULL;
   G_OBJECT_CLASS (gegl_op_parent_class)->finalize (object);
 }
@@ -412,6 +578,9 @@ gegl_op_class_init (GeglOpClass *klass)
   object_class->finalize = finalize;
   operation_class->prepare = prepare;
   operation_class->get_bounding_box = get_bounding_box;
+  operation_class->get_cached_region = get_cached_region;
+  filter_operation_process = operation_class->process;
+  operation_class->process = operation_process;
   filter_class->process = process;
 
   gegl_operation_class_set_keys (operation_class,

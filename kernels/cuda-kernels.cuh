@@ -133,6 +133,22 @@ global_row (const ConvArgs &a, int y)
   return GlobalRow<C> { a, a.src.data + y * a.src.pitch };
 }
 
+/* Taps read from the mask in global memory, and a source read from global
+ * memory row by row, border resolved: the basic method's, and what the
+ * kernels that recompute a pixel exactly read. */
+struct GlobalTaps
+{
+  const float *m;
+  __device__ float operator() (int t) const { return __ldg (m + t); }
+};
+
+template <int C>
+struct GlobalSource
+{
+  const ConvArgs &a;
+  __device__ GlobalRow<C> row (int y) const { return global_row<C> (a, y); }
+};
+
 /* One output pixel, all channels, at source position (x, y): the loop every
  * textbook method shares; they differ in where taps and rows come from
  * ('source.row (y)' gives an accessor of that row's pixels).  Alpha, when
@@ -219,11 +235,13 @@ cudaError_t cc_register_set_mask     (const float *mask, int width, int height,
 cudaError_t cc_register_launch       (const ConvArgs &args, size_t shared_limit,
                                       cudaStream_t stream);
 
-/* fft.cu: the fft method.  cc_fft_bytes is the planes' size for an output
- * of w x h; cuFFT's own work area comes on top (about as much again). */
+/* fft.cu: the fft method.  cc_fft_bytes is what a job's output of w x h
+ * needs on the device (its planes, and with alpha weighting the list of
+ * pixels computed exactly); cuFFT's own work area comes on top (about as
+ * much again). */
 struct CcFftState;
 bool        cc_fft_available   (char *message, size_t size);
-size_t      cc_fft_bytes       (int w, int h, int mask_width, int mask_height, int channels);
+size_t      cc_fft_bytes       (const CcJob *job, int w, int h);
 CcFftState *cc_fft_state_new   (void);
 void        cc_fft_state_free  (CcFftState *state);
 cudaError_t cc_fft_launch      (CcFftState *state, const ConvArgs &args, const float *mask,

@@ -41,10 +41,9 @@ cc_gpu_set_status (struct _CcGpu *g, CcStatus status, const char *format, ...)
 /* CUDA 13 needs an NVIDIA driver of the 580 series or later. */
 #define DRIVER_NEEDED "580"
 
-static void *
-gpu_start (void *data)
+static void
+gpu_start_up (struct _CcGpu *g)
 {
-  struct _CcGpu *g = (struct _CcGpu *) data;
   int driver = 0, count = 0;
   cudaDeviceProp prop;
   cudaError_t err;
@@ -53,7 +52,7 @@ gpu_start (void *data)
   if (g->no_gpu)
     {
       cc_gpu_set_status (g, CC_ERROR_NO_GPU, "GPU use is turned off (CUDA_CONVOLVE_NO_GPU is set)");
-      return NULL;
+      return;
     }
   /* The static runtime loads the driver itself; looking first tells "no
    * driver" apart from "driver too old". */
@@ -62,7 +61,7 @@ gpu_start (void *data)
       cc_gpu_set_status (g, CC_ERROR_NO_DRIVER,
                   "no NVIDIA driver found (libcuda.so.1); the GPU methods need driver "
                   DRIVER_NEEDED " or later");
-      return NULL;
+      return;
     }
   dlclose (lib);
   cudaDriverGetVersion (&driver);
@@ -73,14 +72,14 @@ gpu_start (void *data)
                   "(driver " DRIVER_NEEDED " or later)",
                   driver / 1000, driver % 1000 / 10,
                   CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
-      return NULL;
+      return;
     }
   if ((err = cudaGetDeviceCount (&count)) != cudaSuccess || count == 0)
     {
       cc_gpu_set_status (g, err == cudaSuccess ? CC_ERROR_NO_GPU : cc_gpu_status_of (err),
                   "no usable NVIDIA GPU: %s",
                   err == cudaSuccess ? "none found" : cudaGetErrorString (err));
-      return NULL;
+      return;
     }
   g->device = 0;
   if ((err = cudaSetDevice (g->device)) != cudaSuccess ||
@@ -94,7 +93,7 @@ gpu_start (void *data)
       (err = cudaMemset (g->claims, 0, sizeof (unsigned) * LANE_CLAIMS * LANES)) != cudaSuccess)
     {
       cc_gpu_set_status (g, cc_gpu_status_of (err), "could not start the GPU: %s", cudaGetErrorString (err));
-      return NULL;
+      return;
     }
   for (int l = 0; l < LANES; l++)
     {
@@ -111,11 +110,22 @@ gpu_start (void *data)
   if (err != cudaSuccess)
     {
       cc_gpu_set_status (g, cc_gpu_status_of (err), "could not start the GPU: %s", cudaGetErrorString (err));
-      return NULL;
+      return;
     }
   snprintf (g->name, sizeof g->name, "%s", prop.name);
   g->shared_optin = prop.sharedMemPerBlockOptin;
   g->status = CC_OK;
+}
+
+/* The helper thread's start-up; callers that must not wait ask
+ * cc_gpu_started whether it is done. */
+static void *
+gpu_start (void *data)
+{
+  struct _CcGpu *g = (struct _CcGpu *) data;
+
+  gpu_start_up (g);
+  __atomic_store_n (&g->started, 1, __ATOMIC_RELEASE);
   return NULL;
 }
 
@@ -201,6 +211,12 @@ cc_gpu_status (struct _CcGpu *g, char *message, size_t size)
   cc_gpu_ready (g);
   snprintf (message, size, "%s", g->status == CC_OK ? g->name : g->message);
   return g->status;
+}
+
+extern "C" bool
+cc_gpu_started (struct _CcGpu *g)
+{
+  return !g || __atomic_load_n (&g->started, __ATOMIC_ACQUIRE);
 }
 
 extern "C" const char *

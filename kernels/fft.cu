@@ -7,6 +7,14 @@
  * with dlopen on first use, so the plug-in and the tool run where it is
  * absent; then this method says so.
  *
+ * With alpha weighting, each tile's planes are the colour premultiplied by
+ * alpha, alpha, the plain colour and, where the mask has negative taps,
+ * alpha again for the weight's |mask|: colour is the premultiplied sum over
+ * that weight, where the weight is not small against the mask's; the plain
+ * sum where it is nought within the transform's rounding; and, between the
+ * two, where the quotient of two rounded sums would be far off, the exact
+ * sum, pixel by pixel (fft_exact).
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
 #include "config.h"
@@ -150,12 +158,23 @@ struct Shape
   Axis   x, y;
   int    pitch;       /* floats a transform row: 2 (t / 2 + 1), for in place */
   size_t plane;       /* floats a transform */
-  int    transforms;  /* tiles x channels */
+  int    per_tile;    /* planes a tile: the channels, or with alpha weighting
+                         2 channels - 1, plus one for |mask| (abs_plane) */
+  bool   weighted;
+  bool   abs_plane;   /* the tile's last plane takes |mask|'s spectrum */
+  int    transforms;  /* tiles x per_tile */
   bool   columns;     /* fft_columns takes the columns (tiles 256 to 1024 tall) */
 };
 
+/* The weight over the mask's sum |k| above which colour is the weighted
+ * quotient (its rounding stays within fft's bound), and at or below which
+ * it is the plain sum (a weight of nought, within the transform's
+ * rounding); pixels between get the exact sum. */
+constexpr float WEIGHT_QUOTIENT = 1e-2f;
+constexpr float WEIGHT_NOUGHT = 1e-6f;
+
 static Shape
-shape_for (int w, int h, int mw, int mh, int channels)
+shape_for (int w, int h, int mw, int mh, int channels, bool weighted, bool negative)
 {
   Shape s;
 
@@ -164,17 +183,40 @@ shape_for (int w, int h, int mw, int mh, int channels)
   s.y = mh == 1 ? Axis { 1, 1, h } : axis_for (h, mh);
   s.pitch = 2 * (s.x.t / 2 + 1);
   s.plane = (size_t) s.pitch * s.y.t;
-  s.transforms = s.x.tiles * s.y.tiles * channels;
+  s.weighted = weighted;
+  s.abs_plane = weighted && negative;
+  s.per_tile = weighted ? 2 * channels - 1 + (negative ? 1 : 0) : channels;
+  s.transforms = s.x.tiles * s.y.tiles * s.per_tile;
   s.columns = s.y.t == 256 || s.y.t == 512 || s.y.t == 1024;
   return s;
 }
 
-size_t
-cc_fft_bytes (int w, int h, int mw, int mh, int channels)
+static bool
+has_negative (const float *mask, int n)
 {
-  const Shape s = shape_for (w, h, mw, mh, channels);
+  for (int i = 0; i < n; i++)
+    if (mask[i] < 0.0f)
+      return true;
+  return false;
+}
 
-  return sizeof (float) * s.plane * s.transforms;
+static Shape
+job_shape (const CcJob *job, int w, int h)
+{
+  return shape_for (w, h, job->mask_width, job->mask_height, job->channels, job->weighted,
+                    job->weighted && has_negative (job->mask,
+                                                   job->mask_width * job->mask_height));
+}
+
+/* The planes, then (with alpha weighting) the list of pixels fft_exact
+ * computes: a count and as many indices as the output has pixels. */
+size_t
+cc_fft_bytes (const CcJob *job, int w, int h)
+{
+  const Shape s = job_shape (job, w, h);
+
+  return sizeof (float) * s.plane * s.transforms +
+         (s.weighted ? sizeof (unsigned) * (1 + (size_t) w * h) : 0);
 }
 
 /* ---- kernels ---- */
@@ -195,7 +237,8 @@ fft_pad (const __grid_constant__ ConvArgs a, float *planes, Shape s)
       const int ty = gy / s.y.t, v = gy % s.y.t;
       const GlobalRow<C> row = global_row<C> (a, a.out_y - (a.mask_height - 1) / 2 +
                                                  ty * s.y.s + v);
-      float *p = planes + (size_t) (ty * s.x.tiles + tx) * C * s.plane + (size_t) v * s.pitch + u;
+      float *p = planes + (size_t) (ty * s.x.tiles + tx) * s.per_tile * s.plane +
+                 (size_t) v * s.pitch + u;
       float val[C];
       bool odd = false;
 
@@ -208,27 +251,36 @@ fft_pad (const __grid_constant__ ConvArgs a, float *planes, Shape s)
 #pragma unroll
       for (int c = 0; c < C; c++)
         {
-          p[c * s.plane] = val[c];
+          if (!s.weighted || c == C - 1)
+            p[c * s.plane] = val[c];
+          else
+            {
+              p[c * s.plane] = val[c] * val[C - 1];
+              p[(C + c) * s.plane] = val[c];
+            }
           odd = odd || (!isfinite (val[c]) && a.mode[c] != CC_MODE_COPY);
         }
+      if (s.abs_plane)
+        p[(2 * C - 1) * s.plane] = val[C - 1];
       /* The transform spreads an infinity or a NaN over its whole plane. */
       if (odd && a.nan_seen)
         *a.nan_seen = 1;
     }
 }
 
-/* x *= conj (mask) * scale, for every transform's spectrum: blocks across
- * a spectrum and down the transforms, so that many small transforms (a row
- * each, for a one-row mask) keep as many threads busy as a few large ones. */
+/* x *= conj (mask) * scale, for every transform's spectrum (a tile's last
+ * with |mask|'s, where abs_mask is given): blocks across a spectrum and
+ * down the transforms, so that many small transforms (a row each, for a
+ * one-row mask) keep as many threads busy as a few large ones. */
 __global__ void
-fft_multiply (float2 *spectra, const float2 *mask, size_t n, int transforms, size_t stride,
-              float scale)
+fft_multiply (float2 *spectra, const float2 *mask, const float2 *abs_mask, int per_tile,
+              size_t n, int transforms, size_t stride, float scale)
 {
   for (int b = blockIdx.y; b < transforms; b += gridDim.y)
     for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
          i += (size_t) gridDim.x * blockDim.x)
       {
-        const float2 m = mask[i];
+        const float2 m = abs_mask && b % per_tile == per_tile - 1 ? abs_mask[i] : mask[i];
         float2 *x = spectra + b * stride + i;
         const float2 v = *x;
 
@@ -433,11 +485,12 @@ column_transform (float2 *x, int l, float2 *column, const float2 *tw)
 /* A block's columns of one transform's row spectra (the first 'cols' of
  * 'row' complex a row, transforms 'stride' apart): down, times the
  * conjugate of the mask's spectrum (mask_columns: its columns, T complex
- * each) and 'scale', and back. */
+ * each; abs_columns, where given, |mask|'s, for each tile's last) and
+ * 'scale', and back. */
 template <int T>
 __global__ void __launch_bounds__ (COLUMN_THREADS, 2)
-fft_columns (float2 *spectra, const float2 *mask_columns, int row, int cols, int groups,
-             size_t stride, float scale)
+fft_columns (float2 *spectra, const float2 *mask_columns, const float2 *abs_columns,
+             int per_tile, int row, int cols, int groups, size_t stride, float scale)
 {
   constexpr int COLS = column_count (T), L = T / 32, Q = 32 / L;
   constexpr int ROWS = COLUMN_THREADS / COLS;   /* staged a step */
@@ -470,7 +523,9 @@ fft_columns (float2 *spectra, const float2 *mask_columns, int row, int cols, int
   if (threadIdx.x / 32 * Q < valid)
     {
       float2 *const column = column_shared + column_base (T, col);
-      const float2 *const m = mask_columns + (size_t) (kx0 + col) * T + l;
+      const int transform = (int) (blockIdx.x / groups);
+      const float2 *const m = (abs_columns && transform % per_tile == per_tile - 1
+                               ? abs_columns : mask_columns) + (size_t) (kx0 + col) * T + l;
       float2 x[32];
 
 #pragma unroll
@@ -521,8 +576,9 @@ fft_mask_columns (float2 *columns, const float2 *spectrum, int row, int t)
 
 template <int T>
 static cudaError_t
-launch_columns_t (float2 *spectra, const float2 *mask_columns, int row, int cols,
-                  int transforms, size_t stride, float scale, cudaStream_t stream)
+launch_columns_t (float2 *spectra, const float2 *mask_columns, const float2 *abs_columns,
+                  int per_tile, int row, int cols, int transforms, size_t stride, float scale,
+                  cudaStream_t stream)
 {
   constexpr int COLS = column_count (T);
   const int groups = (cols + COLS - 1) / COLS;
@@ -533,24 +589,30 @@ launch_columns_t (float2 *spectra, const float2 *mask_columns, int row, int cols
                                    (int) shared)) != cudaSuccess)
     return err;
   fft_columns<T><<<(unsigned) groups * transforms, COLUMN_THREADS, shared, stream>>>
-    (spectra, mask_columns, row, cols, groups, stride, scale);
+    (spectra, mask_columns, abs_columns, per_tile, row, cols, groups, stride, scale);
   return cudaGetLastError ();
 }
 
 /* For a Shape whose 'columns' is set. */
 static cudaError_t
-launch_columns (int t, float2 *spectra, const float2 *mask_columns, int row, int cols,
-                int transforms, size_t stride, float scale, cudaStream_t stream)
+launch_columns (int t, float2 *spectra, const float2 *mask_columns, const float2 *abs_columns,
+                int per_tile, int row, int cols, int transforms, size_t stride, float scale,
+                cudaStream_t stream)
 {
   const auto launch = t == 256 ? launch_columns_t<256>
                     : t == 512 ? launch_columns_t<512> : launch_columns_t<1024>;
 
-  return launch (spectra, mask_columns, row, cols, transforms, stride, scale, stream);
+  return launch (spectra, mask_columns, abs_columns, per_tile, row, cols, transforms, stride,
+                 scale, stream);
 }
 
+/* Each output from its tile's planes.  With alpha weighting, colour by the
+ * weight (WEIGHT_QUOTIENT, WEIGHT_NOUGHT); a pixel between the two is
+ * listed in 'exact' (a count, then indices) for fft_exact. */
 template <int C>
 __global__ void
-fft_finish (const __grid_constant__ ConvArgs a, const float *planes, Shape s, int copies)
+fft_finish (const __grid_constant__ ConvArgs a, const float *planes, Shape s, int copies,
+            unsigned *exact)
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int tx = x / s.x.s, u = x % s.x.s;
@@ -560,17 +622,46 @@ fft_finish (const __grid_constant__ ConvArgs a, const float *planes, Shape s, in
   for (int y = blockIdx.y; y < a.dst.height; y += gridDim.y)
     {
       const int ty = y / s.y.s, v = y % s.y.s;
-      const float *p = planes + (size_t) (ty * s.x.tiles + tx) * C * s.plane +
+      const float *p = planes + (size_t) (ty * s.x.tiles + tx) * s.per_tile * s.plane +
                        (size_t) v * s.pitch + u;
       float *out = a.dst.data + y * a.dst.pitch + (long long) x * C;
       float val[C], centre[C];
+      bool redo = false;
 
       if (copies)
         global_row<C> (a, a.out_y + y) (a.out_x + x, centre);
+      if (!s.weighted)
 #pragma unroll
-      for (int c = 0; c < C; c++)
-        val[c] = copies && a.mode[c] == CC_MODE_COPY
-                 ? centre[c] : cc_finish (p[c * s.plane], 1.0f, a.offset, a.clamp);
+        for (int c = 0; c < C; c++)
+          val[c] = copies && a.mode[c] == CC_MODE_COPY
+                   ? centre[c] : cc_finish (p[c * s.plane], 1.0f, a.offset, a.clamp);
+      else
+        {
+          const float weight = p[(s.abs_plane ? 2 * C - 1 : C - 1) * s.plane];
+          const float share = a.sum_abs > 0.0f ? weight / a.sum_abs : 0.0f;
+
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            {
+              const int mode = a.mode[c];
+              float sum = p[c * s.plane];
+
+              if (mode == CC_MODE_COPY)
+                {
+                  val[c] = centre[c];
+                  continue;
+                }
+              if (c < C - 1 && (mode != CC_MODE_WEIGHTED || share <= WEIGHT_NOUGHT))
+                sum = p[(C + c) * s.plane];
+              else if (c < C - 1 && share > WEIGHT_QUOTIENT)
+                sum *= a.sum_abs / weight;
+              else if (c < C - 1)
+                redo = true;
+              val[c] = cc_finish (sum, a.inv_divisor, a.offset, a.clamp);
+            }
+        }
+      if (redo)
+        exact[1 + atomicAdd (exact, 1u)] = (unsigned) y * a.dst.width + x;
       if (C == 4 && a.dst.pitch % 4 == 0)
         *reinterpret_cast<float4 *> (out) = make_float4 (val[0], val[1], val[2], val[C - 1]);
       else
@@ -580,17 +671,44 @@ fft_finish (const __grid_constant__ ConvArgs a, const float *planes, Shape s, in
     }
 }
 
+/* The pixels fft_finish listed, each the definition's sum over the mask in
+ * global memory, as the basic method computes it. */
+template <int C>
+__global__ void
+fft_exact (const __grid_constant__ ConvArgs a, const unsigned *exact)
+{
+  const unsigned n = exact[0];
+
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    {
+      const unsigned at = exact[1 + i];
+      const int x = (int) (at % (unsigned) a.dst.width), y = (int) (at / (unsigned) a.dst.width);
+
+      conv_pixel<C> (a, GlobalTaps { a.mask }, GlobalSource<C> { a }, a.out_x + x,
+                     a.out_y + y, a.dst.data + y * a.dst.pitch + (long long) x * C);
+    }
+}
+
 /* ---- plans and the mask's spectrum, kept between calls ---- */
+
+/* A spectrum at the planes' shape, and the same by columns for
+ * fft_columns. */
+struct Spectrum
+{
+  float2 *plane;
+  float2 *columns;
+};
 
 struct CcFftState
 {
   cufftHandle fwd, inv, mask_plan;
   Shape       shape;
   bool        planned;
-  float2     *mask_spectrum;
-  float      *mask_key;       /* the mask (host copy) the spectrum is of */
+  Spectrum    mask;           /* the mask's */
+  Spectrum    abs;            /* |mask|'s, where the weight needs it */
+  bool        have_mask, have_abs;
+  float      *mask_key;       /* the mask (host copy) the spectra are of */
   int         key_w, key_h;
-  float2     *mask_columns;   /* the spectrum by columns, for fft_columns */
 };
 
 CcFftState *
@@ -609,10 +727,13 @@ drop_plans (CcFftState *st)
       cufft.destroy (st->mask_plan);
     }
   st->planned = false;
-  cudaFree (st->mask_spectrum);
-  st->mask_spectrum = NULL;
-  cudaFree (st->mask_columns);
-  st->mask_columns = NULL;
+  for (Spectrum *sp : { &st->mask, &st->abs })
+    {
+      cudaFree (sp->plane);
+      cudaFree (sp->columns);
+      *sp = Spectrum { NULL, NULL };
+    }
+  st->have_mask = st->have_abs = false;
   free (st->mask_key);
   st->mask_key = NULL;
 }
@@ -675,69 +796,108 @@ make_plans (CcFftState *st, Shape s)
   return cudaSuccess;
 }
 
-/* The mask's spectrum at this shape, computed once per mask. */
+/* The spectrum of 'values' (the mask or its magnitudes) at this shape. */
 static cudaError_t
-mask_spectrum (CcFftState *st, const float *mask, int mw, int mh, cudaStream_t stream)
+spectrum_of (CcFftState *st, const float *values, int mw, int mh, Spectrum *sp,
+             cudaStream_t stream)
 {
   const Shape s = st->shape;
   const size_t bytes = sizeof (float) * s.plane;
   cudaError_t err;
   cufftResult r;
 
-  if (st->mask_spectrum && st->key_w == mw && st->key_h == mh &&
-      memcmp (st->mask_key, mask, sizeof (float) * mw * mh) == 0)
-    return cudaSuccess;
-  free (st->mask_key);
-  st->mask_key = (float *) malloc (sizeof (float) * mw * mh);
-  if (!st->mask_key)
-    return cudaErrorMemoryAllocation;
-  if (!st->mask_spectrum && (err = cudaMalloc (&st->mask_spectrum, bytes)) != cudaSuccess)
+  if (!sp->plane && (err = cudaMalloc (&sp->plane, bytes)) != cudaSuccess)
     return err;
-  /* The mask at the origin of a zero plane. */
-  if ((err = cudaMemsetAsync (st->mask_spectrum, 0, bytes, stream)) != cudaSuccess ||
-      (err = cudaMemcpy2DAsync (st->mask_spectrum, sizeof (float) * s.pitch, mask,
+  /* The values at the origin of a zero plane. */
+  if ((err = cudaMemsetAsync (sp->plane, 0, bytes, stream)) != cudaSuccess ||
+      (err = cudaMemcpy2DAsync (sp->plane, sizeof (float) * s.pitch, values,
                                 sizeof (float) * mw, sizeof (float) * mw, mh,
                                 cudaMemcpyHostToDevice, stream)) != cudaSuccess)
     return err;
   cufft.set_stream (st->mask_plan, stream);
-  if ((r = cufft.exec_r2c (st->mask_plan, (cufftReal *) st->mask_spectrum,
-                           (cufftComplex *) st->mask_spectrum)) != CUFFT_SUCCESS)
+  if ((r = cufft.exec_r2c (st->mask_plan, (cufftReal *) sp->plane,
+                           (cufftComplex *) sp->plane)) != CUFFT_SUCCESS)
     return cufft_error (r);
   if (s.columns)
     {
       const int cols = s.x.t / 2 + 1;
 
-      if (!st->mask_columns &&
-          (err = cudaMalloc (&st->mask_columns, sizeof (float2) * cols * s.y.t)) != cudaSuccess)
+      if (!sp->columns &&
+          (err = cudaMalloc (&sp->columns, sizeof (float2) * cols * s.y.t)) != cudaSuccess)
         return err;
       fft_mask_columns<<<dim3 ((s.y.t + 255) / 256, cols), 256, 0, stream>>>
-        (st->mask_columns, st->mask_spectrum, s.pitch / 2, s.y.t);
+        (sp->columns, sp->plane, s.pitch / 2, s.y.t);
       if ((err = cudaGetLastError ()) != cudaSuccess)
         return err;
     }
-  memcpy (st->mask_key, mask, sizeof (float) * mw * mh);
-  st->key_w = mw;
-  st->key_h = mh;
+  return cudaSuccess;
+}
+
+/* The mask's spectrum at this shape, and |mask|'s where the shape's weight
+ * needs it, each computed once per mask. */
+static cudaError_t
+mask_spectra (CcFftState *st, const float *mask, int mw, int mh, cudaStream_t stream)
+{
+  const int n = mw * mh;
+  cudaError_t err;
+
+  if (!st->mask_key || st->key_w != mw || st->key_h != mh ||
+      memcmp (st->mask_key, mask, sizeof (float) * n) != 0)
+    {
+      free (st->mask_key);
+      if (!(st->mask_key = (float *) malloc (sizeof (float) * n)))
+        return cudaErrorMemoryAllocation;
+      memcpy (st->mask_key, mask, sizeof (float) * n);
+      st->key_w = mw;
+      st->key_h = mh;
+      st->have_mask = st->have_abs = false;
+    }
+  if (!st->have_mask)
+    {
+      if ((err = spectrum_of (st, mask, mw, mh, &st->mask, stream)) != cudaSuccess)
+        return err;
+      st->have_mask = true;
+    }
+  if (st->shape.abs_plane && !st->have_abs)
+    {
+      float *magnitudes = (float *) malloc (sizeof (float) * n);
+
+      if (!magnitudes)
+        return cudaErrorMemoryAllocation;
+      for (int i = 0; i < n; i++)
+        magnitudes[i] = fabsf (mask[i]);
+      err = spectrum_of (st, magnitudes, mw, mh, &st->abs, stream);
+      free (magnitudes);
+      if (err != cudaSuccess)
+        return err;
+      st->have_abs = true;
+    }
   return cudaSuccess;
 }
 
 template <int C>
 static void
 launch_pad_finish (const ConvArgs &a, float *planes, Shape s, bool finish, int copies,
-                   cudaStream_t stream)
+                   unsigned *exact, cudaStream_t stream)
 {
   const int w = finish ? a.dst.width : s.x.tiles * s.pitch;
   const int h = finish ? a.dst.height : s.y.tiles * s.y.t;
   const dim3 block (256), grid ((w + 255) / 256, h < 65535 ? h : 65535);
 
-  if (finish)
-    fft_finish<C><<<grid, block, 0, stream>>> (a, planes, s, copies);
-  else
+  if (!finish)
     fft_pad<C><<<grid, block, 0, stream>>> (a, planes, s);
+  else
+    {
+      fft_finish<C><<<grid, block, 0, stream>>> (a, planes, s, copies, exact);
+      /* Few pixels if any: a fixed grid reads the count. */
+      if (exact)
+        fft_exact<C><<<256, 128, 0, stream>>> (a, exact);
+    }
 }
 
 static void
-pad_finish (const ConvArgs &a, float *planes, Shape s, bool finish, cudaStream_t stream)
+pad_finish (const ConvArgs &a, float *planes, Shape s, bool finish, unsigned *exact,
+            cudaStream_t stream)
 {
   int copies = 0;
 
@@ -745,10 +905,10 @@ pad_finish (const ConvArgs &a, float *planes, Shape s, bool finish, cudaStream_t
     copies |= a.mode[c] == CC_MODE_COPY;
   switch (a.channels)
     {
-    case 1: launch_pad_finish<1> (a, planes, s, finish, copies, stream); break;
-    case 2: launch_pad_finish<2> (a, planes, s, finish, copies, stream); break;
-    case 3: launch_pad_finish<3> (a, planes, s, finish, copies, stream); break;
-    default: launch_pad_finish<4> (a, planes, s, finish, copies, stream); break;
+    case 1: launch_pad_finish<1> (a, planes, s, finish, copies, exact, stream); break;
+    case 2: launch_pad_finish<2> (a, planes, s, finish, copies, exact, stream); break;
+    case 3: launch_pad_finish<3> (a, planes, s, finish, copies, exact, stream); break;
+    default: launch_pad_finish<4> (a, planes, s, finish, copies, exact, stream); break;
     }
 }
 
@@ -757,8 +917,12 @@ cc_fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, float *plan
                cudaStream_t stream)
 {
   const Shape s = shape_for (a.dst.width, a.dst.height, a.mask_width, a.mask_height,
-                             a.channels);
+                             a.channels, a.weighted,
+                             a.weighted && has_negative (mask, a.mask_width * a.mask_height));
   const size_t n = s.plane / 2;
+  /* With alpha weighting, the list of pixels fft_exact computes follows the
+   * planes (cc_fft_bytes). */
+  unsigned *const exact = s.weighted ? (unsigned *) (planes + s.plane * s.transforms) : NULL;
   cudaError_t err;
   cufftResult r;
 
@@ -767,35 +931,41 @@ cc_fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, float *plan
     if ((err = make_plans (st, s)) != cudaSuccess)
       return err;
   st->shape = s;
-  if ((err = mask_spectrum (st, mask, a.mask_width, a.mask_height, stream)) != cudaSuccess)
+  if ((err = mask_spectra (st, mask, a.mask_width, a.mask_height, stream)) != cudaSuccess)
+    return err;
+  if (exact && (err = cudaMemsetAsync (exact, 0, sizeof (unsigned), stream)) != cudaSuccess)
     return err;
 
-  pad_finish (a, planes, s, false, stream);
+  pad_finish (a, planes, s, false, exact, stream);
   if ((err = cudaGetLastError ()) != cudaSuccess)
     return err;
   cufft.set_stream (st->fwd, stream);
   cufft.set_stream (st->inv, stream);
   if ((r = cufft.exec_r2c (st->fwd, planes, (cufftComplex *) planes)) != CUFFT_SUCCESS)
     return cufft_error (r);
-  /* cuFFT leaves the size out; fold it in with the divisor. */
-  const float scale = a.inv_divisor / ((float) s.x.t * s.y.t);
+  /* cuFFT leaves the size out; fold it in, with the divisor where no
+   * weight divides by the sums later. */
+  const float scale = (s.weighted ? 1.0f : a.inv_divisor) / ((float) s.x.t * s.y.t);
+  const float2 *abs_plane = s.abs_plane ? st->abs.plane : NULL;
   if (s.columns)
-    err = launch_columns (s.y.t, (float2 *) planes, st->mask_columns, s.pitch / 2,
+    err = launch_columns (s.y.t, (float2 *) planes, st->mask.columns,
+                          s.abs_plane ? st->abs.columns : NULL, s.per_tile, s.pitch / 2,
                           s.x.t / 2 + 1, s.transforms, s.plane / 2, scale, stream);
   else
     {
       const dim3 grid (n / 256 + 1 < 4096 ? (unsigned) (n / 256 + 1) : 4096,
                        s.transforms < 65535 ? s.transforms : 65535);
 
-      fft_multiply<<<grid, 256, 0, stream>>> ((float2 *) planes, st->mask_spectrum, n,
-                                              s.transforms, s.plane / 2, scale);
+      fft_multiply<<<grid, 256, 0, stream>>> ((float2 *) planes, st->mask.plane, abs_plane,
+                                              s.per_tile, n, s.transforms, s.plane / 2,
+                                              scale);
       err = cudaGetLastError ();
     }
   if (err != cudaSuccess)
     return err;
   if ((r = cufft.exec_c2r (st->inv, (cufftComplex *) planes, planes)) != CUFFT_SUCCESS)
     return cufft_error (r);
-  pad_finish (a, planes, s, true, stream);
+  pad_finish (a, planes, s, true, exact, stream);
   return cudaGetLastError ();
 }
 
@@ -804,12 +974,6 @@ check (const CcJob *job, size_t *shared, char *message, size_t size)
 {
   if (!cc_fft_available (message, size))
     return CC_ERROR_UNSUPPORTED;
-  if (job->weighted)
-    {
-      snprintf (message, size, "fft does not weight colour by alpha; turn alpha "
-                "weighting off or choose another method");
-      return CC_ERROR_UNSUPPORTED;
-    }
   *shared = 0;
   return CC_OK;
 }
@@ -818,8 +982,16 @@ static cudaError_t
 launch (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass, float *planes,
         cudaStream_t stream)
 {
+  cudaError_t err;
+
   if (!g->fft && !(g->fft = cc_fft_state_new ()))
     return cudaErrorMemoryAllocation;
+  /* fft_exact reads the mask where the basic method does. */
+  if (job->weighted &&
+      (err = cudaMemcpyAsync (g->mask, job->mask,
+                              sizeof (float) * job->mask_width * job->mask_height,
+                              cudaMemcpyHostToDevice, stream)) != cudaSuccess)
+    return err;
   return cc_fft_launch (g->fft, a, job->mask, planes, stream);
 }
 

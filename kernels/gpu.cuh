@@ -33,6 +33,7 @@ struct _CcGpu
 {
   pthread_t       thread;
   bool            joined;
+  int             started;        /* start-up finished (read and set atomically) */
   pthread_mutex_t lock;
   CcStatus        status;
   char            message[256];

@@ -78,8 +78,7 @@ strip_bytes (const Plan *p, const CcJob *job, int64_t rows)
   size_t b = plan_bytes (p, rows);
 
   if (p->fft && rows > 0)
-    b += 2 * align_up (cc_fft_bytes ((int) job->dst->width, (int) rows, job->mask_width,
-                                     job->mask_height, job->channels));
+    b += 2 * align_up (cc_fft_bytes (job, (int) job->dst->width, (int) rows));
   return b;
 }
 
@@ -285,12 +284,25 @@ elapsed (const Lane *lane, int a, int b)
   return ms;
 }
 
+/* A kernel that stops at a trap: the sticky error that leaves the process's
+ * CUDA context unusable, for the fault tests (CUDA_CONVOLVE_FAULT=trap). */
+static __global__ void
+fault_trap (void)
+{
+  __trap ();
+}
+
 static cudaError_t
 launch (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const ConvArgs &a,
         float *pass, float *planes, cudaStream_t stream)
 {
   if (cc_fault ("launch"))
     return cudaErrorLaunchFailure;
+  if (cc_fault ("trap"))
+    {
+      fault_trap<<<1, 1, 0, stream>>> ();
+      return cudaStreamSynchronize (stream);
+    }
   return k->launch (g, job, a, pass, planes, stream);
 }
 

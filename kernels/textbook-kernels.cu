@@ -15,22 +15,9 @@
 
 __constant__ float c_mask[CC_MASK_MAX * CC_MASK_MAX];
 
-struct GlobalTaps
-{
-  const float *m;
-  __device__ float operator() (int t) const { return __ldg (m + t); }
-};
-
 struct ConstantTaps
 {
   __device__ float operator() (int t) const { return c_mask[t]; }
-};
-
-template <int C>
-struct GlobalSource
-{
-  const ConvArgs &a;
-  __device__ GlobalRow<C> row (int y) const { return global_row<C> (a, y); }
 };
 
 /* The block's input tile, halo included, border resolved, in shared memory. */

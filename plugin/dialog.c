@@ -283,7 +283,7 @@ canvas_new (Dialog *d)
   GimpDrawableFilter *filter = NULL;
 
   if (settings_from_config (d->config, &settings, NULL) &&
-      (filter = filter_new (d->drawable, &settings)))
+      (filter = filter_new (d->drawable, &settings, "")))
     {
       gimp_drawable_append_filter (d->drawable, filter);
       gimp_displays_flush ();

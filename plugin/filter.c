@@ -49,7 +49,7 @@ filter_configure (GimpDrawableFilter *filter, const RenderSettings *s)
 }
 
 GimpDrawableFilter *
-filter_new (GimpDrawable *drawable, const RenderSettings *s)
+filter_new (GimpDrawable *drawable, const RenderSettings *s, const gchar *report)
 {
   GimpDrawableFilter *filter;
 
@@ -59,6 +59,9 @@ filter_new (GimpDrawable *drawable, const RenderSettings *s)
   filter = gimp_drawable_filter_new (drawable, FILTER_OPERATION, NULL);
   gimp_plug_in_set_pdb_error_handler (gimp_get_plug_in (), GIMP_PDB_ERROR_HANDLER_INTERNAL);
   if (filter)
-    filter_configure (filter, s);
+    {
+      g_object_set (gimp_drawable_filter_get_config (filter), "report", report, NULL);
+      filter_configure (filter, s);
+    }
   return filter;
 }

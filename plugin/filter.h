@@ -13,9 +13,11 @@
 
 #define FILTER_OPERATION "cuda:convolve"
 
-/* A cuda:convolve filter on 'drawable' configured as 's' says, or NULL
+/* A cuda:convolve filter on 'drawable' configured as 's' says, writing
+ * what ran to the file 'report' ("": none; gegl/op-report.h), or NULL
  * where GIMP has no such operation (it could not load the module). */
-GimpDrawableFilter *filter_new (GimpDrawable *drawable, const RenderSettings *s);
+GimpDrawableFilter *filter_new (GimpDrawable *drawable, const RenderSettings *s,
+                                const gchar *report);
 
 /* Configures an existing filter as 's' says. */
 void                filter_configure (GimpDrawableFilter *filter, const RenderSettings *s);

@@ -13,10 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <glib/gstdio.h>
+
 #include <libgimp/gimp.h>
 #include <libgimp/gimpui.h>
 
 #include "convolve.h"
+#include "op-report.h"
 #include "preset.h"
 #include "render.h"
 #include "filter.h"
@@ -268,43 +271,58 @@ presets_run (GimpProcedure       *procedure,
   return values;
 }
 
-/* What the operation's engine takes in GIMP's process for these settings
- * (the same engine and machine), as the return values name it. */
-static void
-describe (GimpDrawable *drawable, const RenderSettings *s, CcContext *ctx, CcResult *result)
+/* What the return values say. */
+typedef struct
 {
-  CcMask mask = { s->width, s->height, s->matrix, s->divisor, s->offset };
-
-  result->method_used = cc_method_resolve (ctx, s->method, &mask, 4,
-                                           s->alpha_weighting &&
-                                           babl_format_has_alpha (gimp_drawable_get_format (drawable)));
-  snprintf (result->device, sizeof result->device, "%s",
-            result->method_used == CC_METHOD_CPU ? cc_context_cpu_name (ctx)
-                                                 : cc_context_device_name (ctx));
-}
+  gchar   *method;    /* the methods that ran, "+"-joined; "" where none did */
+  gchar   *device;
+  gdouble  ms;
+} Applied;
 
 /* Applies the settings through GIMP's cuda:convolve filter, merged: one
  * undo step, the selection respected by GIMP, and the pixels computed in
- * GIMP's process; the time is the whole application's.  FALSE where GIMP
- * has no cuda:convolve: the caller then moves the pixels itself, and says
- * so once. */
+ * GIMP's process, where the operation writes what ran to a report file
+ * (gegl/op-report.h) that becomes the return values; the time is the whole
+ * application's.  FALSE where GIMP has no cuda:convolve: the caller then
+ * moves the pixels itself, and says so once. */
 static gboolean
-apply_filter (GimpDrawable *drawable, const RenderSettings *s, CcContext *ctx,
-              CcResult *result)
+apply_filter (GimpDrawable *drawable, const RenderSettings *s, Applied *applied)
 {
   const gint64 start = g_get_monotonic_time ();
-  GimpDrawableFilter *filter = filter_new (drawable, s);
+  gchar *report = NULL;
+  gint fd = g_file_open_tmp ("cuda-convolve-XXXXXX.report", &report, NULL);
+  GimpDrawableFilter *filter;
+  gdouble engine_ms;
+  gint64 pixels;
 
+  if (fd >= 0)
+    close (fd);
+  filter = filter_new (drawable, s, report ? report : "");
   if (!filter)
     {
       g_message ("GIMP has no %s operation (its GEGL module is not installed where GEGL "
                  "looks); the plug-in computes the result itself, which is slower",
                  FILTER_OPERATION);
+      if (report)
+        g_unlink (report);
+      g_free (report);
       return FALSE;
     }
   gimp_drawable_merge_filter (drawable, filter);
-  describe (drawable, s, ctx, result);
-  result->total_ms = (g_get_monotonic_time () - start) / 1000.0;
+  applied->ms = (g_get_monotonic_time () - start) / 1000.0;
+  if (!report)
+    {
+      /* No file to learn it from: said as plainly. */
+      applied->method = g_strdup (cc_method_name (s->method));
+      applied->device = g_strdup ("cuda:convolve in GIMP's process");
+    }
+  else
+    {
+      /* An empty report: the selection missed the drawable, nothing ran. */
+      op_report_read (report, &applied->method, &applied->device, &engine_ms, &pixels);
+      g_unlink (report);
+      g_free (report);
+    }
   return TRUE;
 }
 
@@ -323,6 +341,7 @@ convolve_run (GimpProcedure        *procedure,
   CcContext *ctx = NULL;
   CcTransfer *transfer = NULL;
   CcResult result = { 0 };
+  Applied applied = { NULL, NULL, 0.0 };
   GError *error = NULL;
   gboolean keep_effect = FALSE;
   gsize n = drawables ? gimp_core_object_array_get_length ((GObject **) drawables) : 0;
@@ -349,17 +368,16 @@ convolve_run (GimpProcedure        *procedure,
       return gimp_procedure_new_return_values (procedure, GIMP_PDB_EXECUTION_ERROR, error);
     }
 
-  /* GPU start-up runs on a helper thread from here on, meanwhile the
-   * dialog opens and the drawable is read. */
-  ctx = cc_context_new ();
-
   if (run_mode == GIMP_RUN_INTERACTIVE)
     {
       gchar *shipped = settings_shipped_preset_dir ();
       gchar *user = settings_user_preset_dir ();
-      gboolean ok = convolve_dialog (procedure, config, drawable, ctx, shipped, user,
-                                     &keep_effect);
+      gboolean ok;
 
+      /* The dialog's own preview computes here: its GPU starts on a helper
+       * thread while the dialog opens. */
+      ctx = cc_context_new ();
+      ok = convolve_dialog (procedure, config, drawable, ctx, shipped, user, &keep_effect);
       g_free (shipped);
       g_free (user);
       if (!ok)
@@ -372,28 +390,41 @@ convolve_run (GimpProcedure        *procedure,
   if (!settings_from_config (config, &settings, &error))
     status = GIMP_PDB_CALLING_ERROR;
   else if (keep_effect)
-    describe (drawable, &settings, ctx, &result);   /* the dialog left it on the layer */
-  else if (apply_filter (drawable, &settings, ctx, &result))
+    {
+      /* The dialog left the filter on the layer: GIMP computes it when and
+       * where it shows it, with the method asked for. */
+      applied.method = g_strdup (cc_method_name (settings.method));
+      applied.device = g_strdup ("cuda:convolve in GIMP's process, an editable effect");
+    }
+  else if (apply_filter (drawable, &settings, &applied))
     {
       if (run_mode != GIMP_RUN_NONINTERACTIVE)
         gimp_displays_flush ();
     }
+  /* No operation in GIMP: the plug-in moves the pixels, on its own engine. */
   else if (!(transfer = render_transfer_new (drawable, &error)) && error)
     status = GIMP_PDB_EXECUTION_ERROR;
-  else if ((settings.transfer = transfer),
+  else if ((settings.transfer = transfer), (ctx = ctx ? ctx : cc_context_new ()),
            !render_drawable (image, drawable, &settings, ctx, &result, &error))
     status = GIMP_PDB_EXECUTION_ERROR;
-  else if (run_mode != GIMP_RUN_NONINTERACTIVE)
-    gimp_displays_flush ();
+  else
+    {
+      applied.method = g_strdup (result.device[0] ? cc_method_name (result.method_used) : "");
+      applied.device = g_strdup (result.device);
+      applied.ms = result.total_ms;
+      if (run_mode != GIMP_RUN_NONINTERACTIVE)
+        gimp_displays_flush ();
+    }
 
   values = gimp_procedure_new_return_values (procedure, status, error);
   if (status == GIMP_PDB_SUCCESS)
     {
-      GIMP_VALUES_SET_STRING (values, 1, result.device[0] ? cc_method_name (result.method_used)
-                                                          : "");
-      GIMP_VALUES_SET_STRING (values, 2, result.device);
-      GIMP_VALUES_SET_DOUBLE (values, 3, result.total_ms);
+      GIMP_VALUES_SET_STRING (values, 1, applied.method);
+      GIMP_VALUES_SET_STRING (values, 2, applied.device);
+      GIMP_VALUES_SET_DOUBLE (values, 3, applied.ms);
     }
+  g_free (applied.method);
+  g_free (applied.device);
   g_free (settings.matrix);
   cc_transfer_free (transfer);
   cc_context_free (ctx);

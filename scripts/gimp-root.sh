@@ -65,9 +65,11 @@ run ()
 {
   here=$(pwd)
   mounted=""
+  placeholders=""
   cleanup ()
   {
     for m in $mounted; do umount -l "$m" 2>/dev/null || true; done
+    for p in $placeholders; do rm -f "$p"; done
   }
   trap cleanup EXIT INT TERM
   bind ()   # bind SRC DST [ro]
@@ -86,6 +88,24 @@ run ()
     real=$(readlink -f "$CUDA_HOME")
     bind "$real" "$ROOT$real" ro
     [ "$real" = /usr/local/cuda ] || ln -sfn "$real" "$ROOT/usr/local/cuda"
+  fi
+  # The host's NVIDIA driver (/dev/nvidia* come with /dev): libcuda and the
+  # libraries of its own that it loads, file by file (they may sit among
+  # the host's other libraries), on the root's library path; ldconfig there
+  # makes their names.
+  driver=$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 /{ print $NF; exit }')
+  if [ -n "$driver" ]; then
+    dir=$(dirname "$(readlink -f "$driver")")
+    nv="$ROOT/usr/local/lib/host-nvidia"
+    mkdir -p "$nv"
+    for f in $(readlink -f "$dir"/libcuda.so* "$dir"/libnvidia-*.so* | sort -u); do
+      [ -f "$f" ] || continue
+      t="$nv/$(basename "$f")"
+      : >"$t"
+      mount --bind "$f" "$t" && mounted="$t $mounted" && placeholders="$t $placeholders"
+    done
+    echo /usr/local/lib/host-nvidia >"$ROOT/etc/ld.so.conf.d/zz-host-nvidia.conf"
+    chroot "$ROOT" ldconfig
   fi
   chroot "$ROOT" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" \
     PATH=/usr/local/cuda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \

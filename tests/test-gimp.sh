@@ -5,8 +5,10 @@
 # without the GEGL operation, so the procedure moves the pixels itself (its
 # fallback).  Then with the operation: its suite (op.py), parity again (the
 # procedure now applies through it), the tool's files against GIMP's own
-# (files.py), GEGL threads and a fault.  GIMP finds the uninstalled plug-in
-# through a scratch profile.  Skips (77) only where GIMP 3 cannot be found.
+# (files.py), GEGL threads and a fault.  All of that on the CPU; where a GPU
+# is usable, the suites again on it, with gpu.py and GPU faults.  GIMP finds
+# the uninstalled plug-in through a scratch profile.  Skips (77) only where
+# GIMP 3 cannot be found.
 set -u
 srcdir="${top_srcdir:-.}"
 builddir="${top_builddir:-.}"
@@ -32,8 +34,7 @@ printf '[Preset]\nName=My blur\nWidth=3\nHeight=1\nRow1=1,2,1\nDivisor=4\n' >"$p
 printf '[Preset]\nName=Broken\nWidth=2\n' >"$presets/broken.preset"
 printf '[Preset]\nName=Fake box\nWidth=1\nHeight=1\nRow1=7\n' >"$presets/box-3.preset"
 
-# GPU-dependent results are checked at the engine level on the GPU machine;
-# here the CPU path is pinned so the results are the same everywhere.
+# The CPU path first, pinned, so that these results are the same everywhere.
 export CUDA_CONVOLVE_NO_GPU=1 CC_TEST_DIR="$srcdir/tests/gimp" PYTHONDONTWRITEBYTECODE=1
 
 status=0
@@ -41,7 +42,7 @@ run ()   # interpreter, batch command, log name
 {
   timeout 600 "$gimp" -i --batch-interpreter="$1" -b "$2" --quit >"$tmp/$3.log" 2>&1
   rc=$?
-  grep -E '^(ok|FAIL) |checks|^parity:|^files:' "$tmp/$3.log"
+  grep -E '^(ok|FAIL) |checks|^parity:|^files:|^GPU in GIMP:' "$tmp/$3.log"
   if [ $rc -ne 0 ] || grep -q '^FAIL ' "$tmp/$3.log"; then
     echo "$3: GIMP exited with $rc; its output:"
     cat "$tmp/$3.log"
@@ -129,5 +130,36 @@ if [ -f "$module" ]; then
   # passes the input through with a warning, and GIMP carries on.
   CUDA_CONVOLVE_FAULT=cpu CC_TEST_MODE=fault-op \
     run python-fu-eval "exec(open('$srcdir/tests/gimp/op.py').read())" fault-op
+
+  # Where a GPU is usable (not on CI's machines): the procedure, the
+  # operation, parity and the files again with the GPU in GIMP's process,
+  # its results against the CPU's (gpu.py), and GPU faults there: failed
+  # launches and allocations, and a trap that leaves CUDA unusable for the
+  # rest of GIMP's session.  Each fault's warning is printed once.
+  printf 'P5\n3 3\n255\n012345678' >"$tmp/probe.pgm"
+  if env -u CUDA_CONVOLVE_NO_GPU "$builddir/tools/cuda-convolve" --method register \
+       "$tmp/probe.pgm" "$tmp/probe-out.pgm" 2>"$tmp/probe.log"; then
+    unset CUDA_CONVOLVE_NO_GPU
+    export CC_GPU=1
+    run python-fu-eval "exec(open('$srcdir/tests/gimp/gpu.py').read())" gpu
+    run python-fu-eval "exec(open('$srcdir/tests/gimp/procedure.py').read())" procedure-gpu
+    run python-fu-eval "exec(open('$srcdir/tests/gimp/op.py').read())" op-gpu
+    run python-fu-eval "exec(open('$srcdir/tests/gimp/parity.py').read())" parity-gpu
+    CC_TOOL="$(cd "$builddir" && pwd)/tools/cuda-convolve" CC_FILES_DIR="$tmp/files" \
+      run python-fu-eval "exec(open('$srcdir/tests/gimp/files.py').read())" files-gpu
+    for fault in launch alloc trap; do
+      CUDA_CONVOLVE_FAULT=$fault CC_TEST_MODE=$fault \
+        run python-fu-eval "exec(open('$srcdir/tests/gimp/gpu.py').read())" "gpu-$fault"
+      said=$(grep -o 'cuda:convolve: .*' "$tmp/gpu-$fault.log")
+      if [ -n "$said" ] && [ -z "$(printf '%s\n' "$said" | sort | uniq -d)" ]; then
+        printf '%s\n' "$said" | sed "s/^/ok   - $fault fault, said once: /"
+      else
+        echo "FAIL - $fault fault: GIMP's log has no warning, or one twice:"
+        printf '%s\n' "$said"; status=1
+      fi
+    done
+  else
+    echo "SKIP: the suites on the GPU: $(cat "$tmp/probe.log")"
+  fi
 fi
 exit $status

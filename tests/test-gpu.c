@@ -436,6 +436,59 @@ test_faults (CcContext *ctx)
   }
 }
 
+/* A trap in a kernel: a sticky error, after which no CUDA call in the
+ * process succeeds.  The call that met it fails with the output untouched;
+ * the context then says the GPU failed, explicit methods fail at once and
+ * auto takes the CPU with the right result.  It breaks the process's CUDA
+ * context, so it runs last. */
+static void
+test_trap (CcContext *ctx)
+{
+  float in[23 * 17 * 4], out[23 * 17 * 4], keep[23 * 17 * 4];
+  double m[9] = { 1, 2, 1, 2, 4, 2, 1, 2, 1 };
+  CcImage src = { in, CC_TYPE_FLOAT, 4, 23, 17, 23 * 16, false };
+  CcImage dst = { out, CC_TYPE_FLOAT, 4, 23, 17, 23 * 16, false };
+  CcMask mask = { 3, 3, m, 16.0, 0.0 };
+  CcOptions o;
+  CcResult r;
+  CcStatus st;
+  char why[256];
+
+  for (int i = 0; i < 23 * 17 * 4; i++)
+    {
+      in[i] = (float) check_uniform (0, 1);
+      out[i] = keep[i] = -1.0f;
+    }
+  cc_options_init (&o);
+  o.method = CC_METHOD_REGISTER;
+  setenv ("CUDA_CONVOLVE_FAULT", "trap", 1);
+  st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
+  unsetenv ("CUDA_CONVOLVE_FAULT");
+  CHECK (st == CC_ERROR_GPU && memcmp (out, keep, sizeof out) == 0,
+         "trap, register: %s '%s', output %s", cc_status_name (st), r.message,
+         memcmp (out, keep, sizeof out) ? "touched" : "untouched");
+  st = cc_context_gpu_status (ctx, why, sizeof why);
+  CHECK (st == CC_ERROR_GPU && strstr (why, "failed"),
+         "after the trap the context says: %s '%s'", cc_status_name (st), why);
+  st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
+  CHECK (st == CC_ERROR_GPU && memcmp (out, keep, sizeof out) == 0,
+         "after the trap, register: %s '%s'", cc_status_name (st), r.message);
+  o.method = CC_METHOD_AUTO;
+  st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
+  CHECK (st == CC_OK && r.method_used == CC_METHOD_CPU && strstr (r.message, "no GPU used"),
+         "after the trap, auto: %s, %s, '%s'", cc_status_name (st),
+         cc_method_name (r.method_used), r.message);
+  {
+    float ref[23 * 17 * 4];
+    CcImage gold = dst;
+
+    gold.data = ref;
+    o.method = CC_METHOD_CPU;
+    cc_convolve (ctx, &src, 0, 0, &gold, &mask, &o, &r);
+    CHECK (memcmp (out, ref, sizeof out) == 0, "after the trap, auto gives the CPU's result");
+  }
+}
+
 static bool
 cancel_after_two (void *data)
 {
@@ -571,6 +624,7 @@ main (void)
 #ifdef HAVE_CUDA
       test_no_leak ();
 #endif
+      test_trap (ctx);
     }
 
   cc_context_free (ctx);

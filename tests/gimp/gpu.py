@@ -1,0 +1,195 @@
+# cuda:convolve and plug-in-cuda-convolve on the GPU, inside GIMP's process
+# (tests/test-gimp.sh runs this where a GPU is usable; CI has none).
+#
+# Without CC_TEST_MODE: for masks each GPU method takes (register, its
+# tensor 9x9, separable, its one pass, fft up to 127x127) on photo-like
+# 8-bit and float layers, the op merged with method auto lands within one
+# step (8-bit) or 1e-4 (float) of the op merged with method cpu; its
+# report shows the GPU method ran, once for each block of the layer (a
+# layer wider than a block takes two); the procedure returns the GPU
+# method and the GPU's name.
+#
+# CC_TEST_MODE=launch or alloc (CUDA_CONVOLVE_FAULT set for GIMP's whole
+# process): every GPU launch or allocation fails; auto and an explicit GPU
+# method give the CPU's result byte for byte, and GIMP carries on.
+# CC_TEST_MODE=trap: a kernel traps, which leaves the process's CUDA context
+# unusable: that call and every later one give the CPU's bytes, and GIMP
+# carries on.  (The shell checks GIMP's log for one warning each.)
+#
+# SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.environ["CC_TEST_DIR"])
+from helpers import *  # noqa: E402,F401,F403
+
+OP = "cuda:convolve"
+GPU_METHODS = ("basic", "constant", "tiled", "caching", "register", "separable", "fft")
+BLOCK = 4096
+
+
+def matrix_text(w, h, values):
+    return ";".join(",".join("%.9g" % values[j * w + i] for i in range(w)) for j in range(h))
+
+
+def binomial(n):
+    row = [1]
+    for _ in range(n - 1):
+        row = [a + b for a, b in zip([0] + row, row + [0])]
+    return row
+
+
+def gaussian(n):
+    b = binomial(n)
+    return n, [x * y for x in b for y in b]
+
+
+def random_mask(n):
+    return n, [rng.uniform(-0.5, 1.0) for _ in range(n * n)]
+
+
+def photo_image(w, h, model, stype):
+    base, ltype, channels, alpha = MODELS[model]
+    precision = {"u8": Gimp.Precision.U8_NON_LINEAR, "float": Gimp.Precision.FLOAT_LINEAR}[stype]
+    image = Gimp.Image.new_with_precision(w, h, base, precision)
+    layer = Gimp.Layer.new(image, "photo", w, h, ltype, 100, Gimp.LayerMode.NORMAL)
+    image.insert_layer(layer, None, 0)
+    Pixels(layer, "%s float" % model, "float", channels).write(
+        photo(w, h, channels - (1 if alpha else 0), alpha))
+    fmt = babl_name(model, stype, linear=(stype == "float"))
+    return image, layer, Pixels(layer, fmt, stype, channels)
+
+
+def merged(image, layer, report=None, **props):
+    """A copy of the layer with the op merged; its pixels and report."""
+    copy = layer.copy()
+    image.insert_layer(copy, None, 0)
+    f = Gimp.DrawableFilter.new(copy, OP, "cuda")
+    cfg = f.get_config()
+    for key, value in props.items():
+        cfg.set_property(key.replace("_", "-"), value)
+    if report:
+        cfg.set_property("report", report)
+    f.update()
+    copy.merge_filter(f)
+    return copy
+
+
+def read_report(path):
+    """[(method, device, pixels, calls)] from the op's report file."""
+    rows = []
+    if os.path.exists(path):
+        for line in open(path).read().splitlines():
+            m, d, p, c, _ = line.split("\t")
+            rows.append((m, d, int(p), int(c)))
+    return rows
+
+
+def near(a, b, stype):
+    """Within one step (8-bit) or 1e-4 (float) everywhere."""
+    if stype == "u8":
+        worst = max(abs(x - y) for x, y in zip(a, b))
+        return worst <= 1, "%d steps" % worst
+    worst = max(abs(x - y) / max(1.0, abs(y)) for x, y in zip(a, b))
+    return worst <= 1e-4, "%.2g" % worst
+
+
+def values(px, layer):
+    return [v for row in Pixels(layer, px.fmt, px.stype, px.channels).read() for p in row
+            for v in p]
+
+
+def blocks(w, h):
+    return ((w + BLOCK - 1) // BLOCK) * ((h + BLOCK - 1) // BLOCK)
+
+
+def test_gpu_against_cpu():
+    report = os.path.join(tempfile.mkdtemp(), "report")
+    cases = [
+        ("RGB u8, box-5", 512, 384, "RGB", "u8", dict(preset="box-5"), "register"),
+        ("RGB u8, random 9x9", 512, 384, "RGB", "u8", random_mask(9), "register"),
+        ("RGBA u8, random 9x9, unweighted (tensor cores)", 512, 384, "RGBA", "u8",
+         random_mask(9), "register"),
+        ("RGB u8, 25x25 Gaussian", 512, 384, "RGB", "u8", gaussian(25), "separable"),
+        ("RGBA u8, 31x31 Gaussian, unweighted (one pass)", 512, 384, "RGBA", "u8",
+         gaussian(31), "separable"),
+        ("RGB u8, random 31x31", 512, 384, "RGB", "u8", random_mask(31), "fft"),
+        ("RGB u8, random 127x127", 512, 384, "RGB", "u8", random_mask(127), "fft"),
+        ("RGBA float, random 127x127, unweighted", 384, 256, "RGBA", "float", random_mask(127),
+         "fft"),
+        ("RGB u8 wider than a block, random 31x31", BLOCK + 900, 160, "RGB", "u8",
+         random_mask(31), "fft"),
+    ]
+    for what, w, h, model, stype, mask, want in cases:
+        image, layer, px = photo_image(w, h, model, stype)
+        if isinstance(mask, dict):
+            props = dict(mask)
+        else:
+            n, m = mask
+            props = dict(matrix=matrix_text(n, n, m), normalize=True)
+        if model == "RGBA":
+            props["alpha_weighting"] = False
+        if os.path.exists(report):
+            os.unlink(report)
+        gpu = merged(image, layer, report, **props)
+        rows = read_report(report)
+        cpu = merged(image, layer, method="cpu", **props)
+        ok, worst = near(values(px, gpu), values(px, cpu), stype)
+        check(ok, "%s: the GPU within one step of the CPU (worst %s)" % (what, worst))
+        check(len(rows) == 1 and rows[0][0] == want and rows[0][2] == w * h and
+              rows[0][3] == blocks(w, h),
+              "%s: %s ran on the GPU, one call a block (%d): report %s"
+              % (what, want, blocks(w, h), rows))
+        image.delete()
+
+
+def test_procedure():
+    image, layer, px = photo_image(256, 192, "RGB", "u8")
+    # A large mask waits for CUDA to start in GIMP's process; box-5 then
+    # takes the GPU too (while it starts, it would take the CPU).
+    merged(image, layer, matrix=matrix_text(31, 31, [1.0] * 961), normalize=True)
+    status, vals = run(image, [layer], preset="box-5")
+    check(status == Gimp.PDBStatusType.SUCCESS and vals[0] in GPU_METHODS and
+          not vals[1].startswith("CPU") and vals[2] > 0,
+          "the procedure returns the GPU method and the GPU that ran in GIMP: %r" % vals)
+    image.delete()
+    return vals[1]
+
+
+def test_fault(mode):
+    """Every call of this GIMP session takes the CPU's path and bytes."""
+    report = os.path.join(tempfile.mkdtemp(), "report")
+    for what, props in (("random 31x31, auto", dict(matrix=matrix_text(*((31,) * 2),
+                                                                         random_mask(31)[1]),
+                                                      normalize=True)),
+                        ("box-5, register", dict(preset="box-5", method="register")),
+                        ("box-5, auto", dict(preset="box-5"))):
+        image, layer, px = photo_image(320, 200, "RGB", "u8")
+        if os.path.exists(report):
+            os.unlink(report)
+        gpu = merged(image, layer, report, **props)
+        rows = read_report(report)
+        cpu = merged(image, layer, **dict(props, method="cpu"))
+        check(Pixels(gpu, px.fmt, "u8", 3).raw() == Pixels(cpu, px.fmt, "u8", 3).raw(),
+              "%s fault, %s: the CPU's result byte for byte" % (mode, what))
+        check([r[0] for r in rows] == ["cpu"], "%s fault, %s: the CPU ran: %s"
+              % (mode, what, rows))
+        image.delete()
+    image, layer, px = photo_image(64, 48, "RGB", "u8")
+    status, vals = run(image, [layer], preset="sharpen")
+    check(status == Gimp.PDBStatusType.SUCCESS and vals[0] == "cpu",
+          "%s fault: the procedure returns what ran: %r" % (mode, vals))
+    check(image.get_width() == 64, "%s fault: GIMP carries on" % mode)
+    image.delete()
+
+
+mode = os.environ.get("CC_TEST_MODE")
+if mode:
+    test_fault(mode)
+    summary("GPU in GIMP under a %s fault" % mode)
+else:
+    print("GPU in GIMP: %s" % test_procedure())
+    test_gpu_against_cpu()
+    summary("GPU in GIMP")
