@@ -12,9 +12,9 @@
  * "R'G'B'A float" (perceptual, linear FALSE) in the input's colour space,
  * as GIMP's Convolution Matrix does.  Results equal the procedure's.
  *
- * On the GPU it computes whole blocks of the input (up to 4096x4096, the
- * whole of a layer up to that size) in one engine call, and GEGL's cache
- * serves the regions GIMP asks for from them: GIMP applies a filter in
+ * On the GPU it computes whole blocks of the input (the whole layer up to
+ * 64 megapixels, bands of a larger one) in one engine call each, and GEGL's
+ * cache serves the regions GIMP asks for from them: GIMP applies a filter in
  * chunks, the first one tile, and a large mask's halo and transforms would
  * otherwise be paid again for every chunk.  On the CPU each region is one
  * engine call, per GEGL thread: measured faster than a whole block there,
@@ -134,19 +134,31 @@ property_string (report, "Report", "")
 #include "op-report.h"
 #include "op-settings.h"
 
-/* The GPU's blocks: a side of the grid they are cut on. */
-#define GPU_BLOCK 4096
+/* The most pixels the GPU computes in one block: a layer up to this size
+ * is one block, a larger one bands of its full width
+ * (CUDA_CONVOLVE_GPU_BLOCK, pixels, changes it, for the tests).  A chunk
+ * GIMP asks for across two bands has both computed. */
+#define GPU_BLOCK_PIXELS ((gint64) 64 << 20)
 
 /* Masks of up to this many taps run on the CPU while the GPU starts (a
  * 9x9 takes the CPU about as long as CUDA takes to start); larger ones
  * wait for it. */
 #define CPU_WHILE_STARTING_TAPS 81
 
-/* What prepare resolves, for the regions to come. */
+/* What prepare resolves, for the regions to come, and the properties it
+ * resolved them from: GEGL prepares an operation again for each chunk GIMP
+ * renders (seven times a merge), and a 127x127 mask's text takes over a
+ * millisecond to parse. */
 typedef struct
 {
   OpSettings *mask;
+  gchar      *preset;
+  gchar      *matrix;
+  gdouble     divisor;
+  gdouble     offset;
+  gboolean    normalize;
   OpReport   *report;
+  gchar      *report_path;
 } State;
 
 /* One engine for the process: its GPU starts once, and it serialises the
@@ -186,6 +198,18 @@ cpu_engine (void)
   return ctx;
 }
 
+/* CUDA_CONVOLVE_TRACE set: each region computed, and where its time went,
+ * on standard error. */
+static gboolean
+tracing (void)
+{
+  static gint trace = -1;
+
+  if (trace < 0)
+    trace = g_getenv ("CUDA_CONVOLVE_TRACE") && *g_getenv ("CUDA_CONVOLVE_TRACE");
+  return trace;
+}
+
 /* A warning once per distinct text, so that a preview's many regions do
  * not flood GIMP's error console. */
 static void
@@ -216,8 +240,36 @@ state_free (State *state)
   if (!state)
     return;
   op_settings_free (state->mask);
+  g_free (state->preset);
+  g_free (state->matrix);
   op_report_free (state->report);
+  g_free (state->report_path);
   g_free (state);
+}
+
+/* The state for the current properties: the last one where they have not
+ * changed, else a new one. */
+static State *
+state_for (GeglProperties *o)
+{
+  State *old = o->user_data, *state;
+
+  if (old && g_strcmp0 (old->preset, o->preset) == 0 &&
+      g_strcmp0 (old->matrix, o->matrix) == 0 && old->divisor == o->divisor &&
+      old->offset == o->offset && old->normalize == o->normalize &&
+      g_strcmp0 (old->report_path, o->report) == 0)
+    return old;
+  state = g_new0 (State, 1);
+  state->mask = op_settings_new (o->preset, o->matrix, o->divisor, o->offset, o->normalize);
+  state->preset = g_strdup (o->preset);
+  state->matrix = g_strdup (o->matrix);
+  state->divisor = o->divisor;
+  state->offset = o->offset;
+  state->normalize = o->normalize;
+  state->report = op_report_new (o->report);
+  state->report_path = g_strdup (o->report);
+  state_free (old);
+  return o->user_data = state;
 }
 
 /* The transfer tables of a coded format, made once a format for the
@@ -267,16 +319,11 @@ prepare (GeglOperation *operation)
   GeglOperationAreaFilter *area = GEGL_OPERATION_AREA_FILTER (operation);
   GeglProperties *o = GEGL_PROPERTIES (operation);
   const Babl *format = work_format (operation, o);
-  State *state = g_new0 (State, 1);
-  OpSettings *s;
+  const OpSettings *s;
 
   /* CUDA starts now, on the engine's helper thread. */
   engine ();
-  state_free (o->user_data);
-  o->user_data = state;
-  state->mask = s = op_settings_new (o->preset, o->matrix, o->divisor, o->offset,
-                                     o->normalize);
-  state->report = op_report_new (o->report);
+  s = state_for (o)->mask;
   area->left = area->right = s->valid ? (s->width - 1) / 2 : 0;
   area->top = area->bottom = s->valid ? (s->height - 1) / 2 : 0;
   gegl_operation_set_format (operation, "input", format);
@@ -300,26 +347,47 @@ takes_gpu (GeglProperties *o)
   return cc_context_gpu_status (engine (), why, sizeof why) == CC_OK;
 }
 
-/* The GPU computes whole blocks of the grid that the region touches, within
- * the input; GEGL keeps them in the node's cache for the regions that
+static gint64
+block_pixels (void)
+{
+  static gint64 pixels = 0;
+
+  if (!pixels)
+    {
+      const gchar *v = g_getenv ("CUDA_CONVOLVE_GPU_BLOCK");
+      gint64 n = v ? g_ascii_strtoll (v, NULL, 10) : 0;
+
+      pixels = n > 0 ? n : GPU_BLOCK_PIXELS;
+    }
+  return pixels;
+}
+
+/* The GPU computes a whole block, the layer or the bands of it that the
+ * region touches; GEGL keeps it in the node's cache for the regions that
  * follow.  The CPU computes the region asked for. */
 static GeglRectangle
 get_cached_region (GeglOperation *operation, const GeglRectangle *roi)
 {
   const GeglRectangle *in = gegl_operation_source_get_bounding_box (operation, "input");
   GeglRectangle block;
+  gint rows;
 
   if (!in || !takes_gpu (GEGL_PROPERTIES (operation)))
     return *roi;
-  block.x = (gint) (floor ((gdouble) roi->x / GPU_BLOCK) * GPU_BLOCK);
-  block.y = (gint) (floor ((gdouble) roi->y / GPU_BLOCK) * GPU_BLOCK);
-  block.width = (gint) (ceil ((gdouble) (roi->x + roi->width) / GPU_BLOCK) * GPU_BLOCK) -
-                block.x;
-  block.height = (gint) (ceil ((gdouble) (roi->y + roi->height) / GPU_BLOCK) * GPU_BLOCK) -
-                 block.y;
-  if (!gegl_rectangle_intersect (&block, &block, in))
-    return *roi;
+  block = *in;
+  if ((gint64) in->width * in->height > block_pixels ())
+    {
+      rows = (gint) MAX (1, block_pixels () / MAX (1, in->width));
+      block.y = in->y + (roi->y - in->y) / rows * rows;
+      block.height = in->y + ((roi->y + roi->height - 1 - in->y) / rows + 1) * rows - block.y;
+      if (!gegl_rectangle_intersect (&block, &block, in))
+        return *roi;
+    }
   gegl_rectangle_bounding_box (&block, &block, roi);
+  if (tracing ())
+    g_printerr ("cuda:convolve: %dx%d at %d,%d asked: the block %dx%d at %d,%d\n",
+                roi->width, roi->height, roi->x, roi->y, block.width, block.height, block.x,
+                block.y);
   return block;
 }
 
@@ -379,6 +447,26 @@ copy_pixels (GeglBuffer *buffer, const GeglRectangle *rect, const Babl *format,
     copy_area (rect, &c);
 }
 
+/* Page-locked memory for the GPU's blocks, kept for the process and grown
+ * as blocks need: the engine copies it to and from the device at full
+ * speed, where pageable memory costs a staging copy each way (several
+ * milliseconds a block).  One block at a time holds it. */
+static GMutex pinned_lock;
+static guchar *pinned[2];
+static gsize pinned_bytes[2];
+
+static guchar *
+pinned_buffer (int which, gsize bytes)
+{
+  if (bytes > pinned_bytes[which])
+    {
+      cc_host_free (engine (), pinned[which]);
+      pinned[which] = cc_host_alloc (engine (), bytes);
+      pinned_bytes[which] = pinned[which] ? bytes : 0;
+    }
+  return pinned[which];
+}
+
 /* One engine call for the region 'roi': a whole GPU block in one call
  * ('whole'), or a GEGL thread's share of a region, whose CPU path runs on
  * that thread's own context. */
@@ -408,6 +496,7 @@ convolve_region (GeglOperation       *operation,
   CcStatus status;
   CcType type;
   guchar *in_pixels, *out_pixels;
+  gint64 t0, t1, t2;
   char why[256];
 
   if (!s || !s->valid)
@@ -453,19 +542,35 @@ convolve_region (GeglOperation       *operation,
   else if (!gegl_rectangle_intersect (&fetch, &want, bounds))
     fetch = *roi;
 
-  in_pixels = g_try_malloc ((gsize) fetch.width * fetch.height * bpp);
-  out_pixels = g_try_malloc ((gsize) roi->width * roi->height * bpp);
+  if (whole)
+    {
+      g_mutex_lock (&pinned_lock);
+      in_pixels = pinned_buffer (0, (gsize) fetch.width * fetch.height * bpp);
+      out_pixels = pinned_buffer (1, (gsize) roi->width * roi->height * bpp);
+    }
+  else
+    {
+      in_pixels = g_try_malloc ((gsize) fetch.width * fetch.height * bpp);
+      out_pixels = g_try_malloc ((gsize) roi->width * roi->height * bpp);
+    }
   if (!in_pixels || !out_pixels)
     {
       warn_once ("out of memory for a region; the input is passed through");
-      g_free (in_pixels);
-      g_free (out_pixels);
+      if (whole)
+        g_mutex_unlock (&pinned_lock);
+      else
+        {
+          g_free (in_pixels);
+          g_free (out_pixels);
+        }
       pass_through (input, output, roi);
       return TRUE;
     }
+  t0 = g_get_monotonic_time ();
   copy_pixels (input, &fetch, format, in_pixels,
                o->border == CUDA_CONVOLVE_BORDER_WRAP ? GEGL_ABYSS_LOOP : GEGL_ABYSS_NONE,
                FALSE, whole);
+  t1 = g_get_monotonic_time ();
 
   src = (CcImage) { in_pixels, type, channels, fetch.width, fetch.height,
                     (int64_t) (fetch.width * bpp), false };
@@ -507,6 +612,7 @@ convolve_region (GeglOperation       *operation,
   else if (status == CC_OK && result.message[0])
     warn_once (result.message);   /* auto left the GPU for the CPU, and why */
 
+  t2 = g_get_monotonic_time ();
   if (status == CC_OK)
     {
       copy_pixels (output, roi, format, out_pixels, GEGL_ABYSS_NONE, TRUE, whole);
@@ -518,8 +624,20 @@ convolve_region (GeglOperation       *operation,
       warn_once (result.message);
       pass_through (input, output, roi);
     }
-  g_free (in_pixels);
-  g_free (out_pixels);
+  if (tracing ())
+    g_printerr ("cuda:convolve: %dx%d at %d,%d%s, %s: fetch %.1f ms, engine %.1f ms "
+                "(upload %.1f, kernel %.1f, download %.1f), store %.1f ms\n",
+                roi->width, roi->height, roi->x, roi->y, whole ? " (a GPU block)" : "",
+                status == CC_OK ? cc_method_name (result.method_used) : "failed",
+                (t1 - t0) / 1000.0, (t2 - t1) / 1000.0, result.upload_ms, result.kernel_ms,
+                result.download_ms, (g_get_monotonic_time () - t2) / 1000.0);
+  if (whole)
+    g_mutex_unlock (&pinned_lock);
+  else
+    {
+      g_free (in_pixels);
+      g_free (out_pixels);
+    }
   return TRUE;
 }
 

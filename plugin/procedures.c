@@ -326,6 +326,21 @@ apply_filter (GimpDrawable *drawable, const RenderSettings *s, Applied *applied)
   return TRUE;
 }
 
+/* Whether a selection leaves part of the drawable out.  GIMP 3.0 hands a
+ * filter only the selection's bounding box, so that an area filter's halo
+ * at its edges is the border rule rather than the pixels around it; the
+ * procedure's own pixel path reads those pixels, as its documentation says
+ * it does, and takes such calls. */
+static gboolean
+selection_is_partial (GimpDrawable *drawable)
+{
+  gint x, y, w, h;
+
+  return gimp_drawable_mask_intersect (drawable, &x, &y, &w, &h) &&
+         (x != 0 || y != 0 || w != gimp_drawable_get_width (drawable) ||
+          h != gimp_drawable_get_height (drawable));
+}
+
 static GimpValueArray *
 convolve_run (GimpProcedure        *procedure,
               GimpRunMode           run_mode,
@@ -396,12 +411,13 @@ convolve_run (GimpProcedure        *procedure,
       applied.method = g_strdup (cc_method_name (settings.method));
       applied.device = g_strdup ("cuda:convolve in GIMP's process, an editable effect");
     }
-  else if (apply_filter (drawable, &settings, &applied))
+  else if (!selection_is_partial (drawable) && apply_filter (drawable, &settings, &applied))
     {
       if (run_mode != GIMP_RUN_NONINTERACTIVE)
         gimp_displays_flush ();
     }
-  /* No operation in GIMP: the plug-in moves the pixels, on its own engine. */
+  /* No operation in GIMP, or a selection: the plug-in moves the pixels, on
+   * its own engine. */
   else if (!(transfer = render_transfer_new (drawable, &error)) && error)
     status = GIMP_PDB_EXECUTION_ERROR;
   else if ((settings.transfer = transfer), (ctx = ctx ? ctx : cc_context_new ()),

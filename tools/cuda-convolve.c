@@ -38,8 +38,9 @@ static const char usage[] =
   "                        --list-presets); not with --matrix, --divisor, --offset\n"
   "                        or --normalize\n"
   "  --list-presets        print each preset's id, size and name\n"
-  "  --matrix TEXT         the mask, rows separated by ';', values by ','\n"
-  "                        (default \"0,0,0;0,1,0;0,0,0\", the identity)\n"
+  "  --matrix TEXT         the mask, rows separated by ';' (or new lines), values\n"
+  "                        by ',' (default \"0,0,0;0,1,0;0,0,0\", the identity);\n"
+  "                        @FILE reads that text from FILE, - from standard input\n"
   "  --divisor X           divide the weighted sum by X (default 1)\n"
   "  --offset X            then add X, in the 0..1 scale (default 0)\n"
   "  --normalize           divisor and offset from the mask's sum (GIMP's rule)\n"
@@ -703,6 +704,59 @@ parse_channels (const char *list, bool convolve[4])
   return true;
 }
 
+/* --matrix @FILE or --matrix -: the text form from a file or standard
+ * input (a large mask's text is longer than an argument may be).  Returns
+ * malloc'd text, or NULL and why. */
+static char *
+read_matrix_text (const char *arg, char *error, size_t size)
+{
+  const bool from_stdin = strcmp (arg, "-") == 0;
+  FILE *f = from_stdin ? stdin : fopen (arg + 1, "rb");
+  size_t n = 0, cap = 1 << 16;
+  char *text = malloc (cap);
+
+  if (!f || !text)
+    {
+      snprintf (error, size, "%s: %s", from_stdin ? "standard input" : arg + 1,
+                f ? "out of memory" : strerror (errno));
+      free (text);
+      if (f && !from_stdin)
+        fclose (f);
+      return NULL;
+    }
+  for (size_t got; (got = fread (text + n, 1, cap - n - 1, f)) > 0;)
+    {
+      n += got;
+      if (n + 1 == cap)
+        {
+          char *more = cap < ((size_t) 64 << 20) ? realloc (text, cap * 2) : NULL;
+
+          if (!more)
+            {
+              snprintf (error, size, "%s: longer than 64 MB", from_stdin ? "standard input"
+                                                                         : arg + 1);
+              free (text);
+              text = NULL;
+              break;
+            }
+          text = more;
+          cap *= 2;
+        }
+    }
+  if (text && ferror (f))
+    {
+      snprintf (error, size, "%s: %s", from_stdin ? "standard input" : arg + 1,
+                strerror (errno));
+      free (text);
+      text = NULL;
+    }
+  if (!from_stdin)
+    fclose (f);
+  if (text)
+    text[n] = '\0';
+  return text;
+}
+
 static bool
 parse_number (const char *text, double *value)
 {
@@ -978,8 +1032,16 @@ main (int argc, char **argv)
     }
   else
     {
-      if (!cc_mask_parse (matrix ? matrix : "0,0,0;0,1,0;0,0,0", &s.mask.width,
-                          &s.mask.height, &values, error, sizeof error))
+      char *text = matrix && (matrix[0] == '@' || strcmp (matrix, "-") == 0)
+                   ? read_matrix_text (matrix, error, sizeof error) : NULL;
+      bool parsed;
+
+      if (matrix && !text && (matrix[0] == '@' || strcmp (matrix, "-") == 0))
+        return die (2, "--matrix %s: %s", matrix, error);
+      parsed = cc_mask_parse (text ? text : matrix ? matrix : "0,0,0;0,1,0;0,0,0",
+                              &s.mask.width, &s.mask.height, &values, error, sizeof error);
+      free (text);
+      if (!parsed)
         return die (2, "--matrix: %s", error);
       s.mask.values = values;
       s.mask.divisor = divisor;
