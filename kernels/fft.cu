@@ -8,9 +8,9 @@
  * absent; then this method says so.
  *
  * With alpha weighting, each tile's planes are the colour premultiplied by
- * alpha, alpha, the plain colour and, where the mask has negative taps,
- * alpha again for the weight's |mask|: colour is the premultiplied sum over
- * that weight, where the weight is not small against the mask's; the plain
+ * alpha, alpha, the plain colour and |alpha|, that last one times |mask|'s
+ * spectrum for the weight sum |k a|: colour is the premultiplied sum over
+ * the weight, where the weight is not small against the mask's; the plain
  * sum where it is nought within the transform's rounding; and, between the
  * two, where the quotient of two rounded sums would be far off, the exact
  * sum, pixel by pixel (fft_exact).
@@ -159,9 +159,8 @@ struct Shape
   int    pitch;       /* floats a transform row: 2 (t / 2 + 1), for in place */
   size_t plane;       /* floats a transform */
   int    per_tile;    /* planes a tile: the channels, or with alpha weighting
-                         2 channels - 1, plus one for |mask| (abs_plane) */
+                         twice as many */
   bool   weighted;
-  bool   abs_plane;   /* the tile's last plane takes |mask|'s spectrum */
   int    transforms;  /* tiles x per_tile */
   bool   columns;     /* fft_columns takes the columns (tiles 256 to 1024 tall) */
 };
@@ -174,7 +173,7 @@ constexpr float WEIGHT_QUOTIENT = 1e-2f;
 constexpr float WEIGHT_NOUGHT = 1e-6f;
 
 static Shape
-shape_for (int w, int h, int mw, int mh, int channels, bool weighted, bool negative)
+shape_for (int w, int h, int mw, int mh, int channels, bool weighted)
 {
   Shape s;
 
@@ -184,28 +183,10 @@ shape_for (int w, int h, int mw, int mh, int channels, bool weighted, bool negat
   s.pitch = 2 * (s.x.t / 2 + 1);
   s.plane = (size_t) s.pitch * s.y.t;
   s.weighted = weighted;
-  s.abs_plane = weighted && negative;
-  s.per_tile = weighted ? 2 * channels - 1 + (negative ? 1 : 0) : channels;
+  s.per_tile = weighted ? 2 * channels : channels;
   s.transforms = s.x.tiles * s.y.tiles * s.per_tile;
   s.columns = s.y.t == 256 || s.y.t == 512 || s.y.t == 1024;
   return s;
-}
-
-static bool
-has_negative (const float *mask, int n)
-{
-  for (int i = 0; i < n; i++)
-    if (mask[i] < 0.0f)
-      return true;
-  return false;
-}
-
-static Shape
-job_shape (const CcJob *job, int w, int h)
-{
-  return shape_for (w, h, job->mask_width, job->mask_height, job->channels, job->weighted,
-                    job->weighted && has_negative (job->mask,
-                                                   job->mask_width * job->mask_height));
 }
 
 /* The planes, then (with alpha weighting) the list of pixels fft_exact
@@ -213,7 +194,8 @@ job_shape (const CcJob *job, int w, int h)
 size_t
 cc_fft_bytes (const CcJob *job, int w, int h)
 {
-  const Shape s = job_shape (job, w, h);
+  const Shape s = shape_for (w, h, job->mask_width, job->mask_height, job->channels,
+                             job->weighted);
 
   return sizeof (float) * s.plane * s.transforms +
          (s.weighted ? sizeof (unsigned) * (1 + (size_t) w * h) : 0);
@@ -260,8 +242,8 @@ fft_pad (const __grid_constant__ ConvArgs a, float *planes, Shape s)
             }
           odd = odd || (!isfinite (val[c]) && a.mode[c] != CC_MODE_COPY);
         }
-      if (s.abs_plane)
-        p[(2 * C - 1) * s.plane] = val[C - 1];
+      if (s.weighted)
+        p[(2 * C - 1) * s.plane] = fabsf (val[C - 1]);
       /* The transform spreads an infinity or a NaN over its whole plane. */
       if (odd && a.nan_seen)
         *a.nan_seen = 1;
@@ -637,7 +619,7 @@ fft_finish (const __grid_constant__ ConvArgs a, const float *planes, Shape s, in
                    ? centre[c] : cc_finish (p[c * s.plane], 1.0f, a.offset, a.clamp);
       else
         {
-          const float weight = p[(s.abs_plane ? 2 * C - 1 : C - 1) * s.plane];
+          const float weight = p[(2 * C - 1) * s.plane];
           const float share = a.sum_abs > 0.0f ? weight / a.sum_abs : 0.0f;
 
 #pragma unroll
@@ -833,7 +815,7 @@ spectrum_of (CcFftState *st, const float *values, int mw, int mh, Spectrum *sp,
   return cudaSuccess;
 }
 
-/* The mask's spectrum at this shape, and |mask|'s where the shape's weight
+/* The mask's spectrum at this shape, and |mask|'s where alpha weighting
  * needs it, each computed once per mask. */
 static cudaError_t
 mask_spectra (CcFftState *st, const float *mask, int mw, int mh, cudaStream_t stream)
@@ -858,7 +840,7 @@ mask_spectra (CcFftState *st, const float *mask, int mw, int mh, cudaStream_t st
         return err;
       st->have_mask = true;
     }
-  if (st->shape.abs_plane && !st->have_abs)
+  if (st->shape.weighted && !st->have_abs)
     {
       float *magnitudes = (float *) malloc (sizeof (float) * n);
 
@@ -917,8 +899,7 @@ cc_fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, float *plan
                cudaStream_t stream)
 {
   const Shape s = shape_for (a.dst.width, a.dst.height, a.mask_width, a.mask_height,
-                             a.channels, a.weighted,
-                             a.weighted && has_negative (mask, a.mask_width * a.mask_height));
+                             a.channels, a.weighted);
   const size_t n = s.plane / 2;
   /* With alpha weighting, the list of pixels fft_exact computes follows the
    * planes (cc_fft_bytes). */
@@ -946,17 +927,17 @@ cc_fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, float *plan
   /* cuFFT leaves the size out; fold it in, with the divisor where no
    * weight divides by the sums later. */
   const float scale = (s.weighted ? 1.0f : a.inv_divisor) / ((float) s.x.t * s.y.t);
-  const float2 *abs_plane = s.abs_plane ? st->abs.plane : NULL;
   if (s.columns)
     err = launch_columns (s.y.t, (float2 *) planes, st->mask.columns,
-                          s.abs_plane ? st->abs.columns : NULL, s.per_tile, s.pitch / 2,
+                          s.weighted ? st->abs.columns : NULL, s.per_tile, s.pitch / 2,
                           s.x.t / 2 + 1, s.transforms, s.plane / 2, scale, stream);
   else
     {
       const dim3 grid (n / 256 + 1 < 4096 ? (unsigned) (n / 256 + 1) : 4096,
                        s.transforms < 65535 ? s.transforms : 65535);
 
-      fft_multiply<<<grid, 256, 0, stream>>> ((float2 *) planes, st->mask.plane, abs_plane,
+      fft_multiply<<<grid, 256, 0, stream>>> ((float2 *) planes, st->mask.plane,
+                                              s.weighted ? st->abs.plane : NULL,
                                               s.per_tile, n, s.transforms, s.plane / 2,
                                               scale);
       err = cudaGetLastError ();

@@ -168,7 +168,7 @@ if [ -f "$module" ]; then
         run python-fu-eval "exec(open('$srcdir/tests/gimp/gpu.py').read())" "gpu-$fault"
       said=$(grep -o 'cuda:convolve: .*' "$tmp/gpu-$fault.log")
       if [ -n "$said" ] && [ -z "$(printf '%s\n' "$said" | sort | uniq -d)" ]; then
-        printf '%s\n' "$said" | sed "s/^/ok   - $fault fault, said once: /"
+        printf '%s\n' "$said" | awk -v f="$fault" '{ print "ok   - " f " fault, said once: " $0 }'
       else
         echo "FAIL - $fault fault: GIMP's log has no warning, or one twice:"
         printf '%s\n' "$said"; status=1

@@ -125,7 +125,8 @@ def test_invalid():
 
 def test_gegl_tool():
     """The gegl tool's outputs (made by test-gimp.sh) against the procedure on
-    the same files: PNG within the 8-bit code, float TIFF exactly."""
+    the same files: PNG within the 8-bit code, float TIFF exactly (within
+    float rounding where the procedure ran on the GPU)."""
     d = os.environ["CC_GEGL_DIR"]
     for name, exact in (("in.png", False), ("in.tif", True)):
         src = Gimp.file_load(Gimp.RunMode.NONINTERACTIVE,
@@ -137,7 +138,12 @@ def test_gegl_tool():
         fmt = "R'G'B'A float"
         a = Pixels(layer, fmt, "float", 4).read()
         b = Pixels(out.get_layers()[0], fmt, "float", 4).read()
-        if exact:
+        if exact and os.environ.get("CC_GPU"):
+            # The gegl tool ran before the GPU suites, on the CPU: float
+            # rounding apart.
+            bad = sum(1 for y, row in enumerate(a) for x, p in enumerate(row)
+                      for c in range(4) if abs(p[c] - b[y][x][c]) > 2e-6 * max(1.0, abs(p[c])))
+        elif exact:
             bad = sum(1 for y, row in enumerate(a) for x, p in enumerate(row)
                       for c in range(4) if p[c] != b[y][x][c])
         else:
