@@ -194,7 +194,9 @@ add_arguments (GimpProcedure *procedure)
                                           "The GPU's name, or the CPU threads", "",
                                           G_PARAM_READWRITE);
   gimp_procedure_add_double_return_value (procedure, "elapsed-ms", "Elapsed ms",
-                                          "Engine time in milliseconds, transfers included",
+                                          "Milliseconds the application took, reading and "
+                                          "writing the pixels included (0 for an editable "
+                                          "effect: GIMP computes it when it shows it)",
                                           0.0, G_MAXDOUBLE, 0.0, G_PARAM_READWRITE);
 }
 
@@ -282,13 +284,11 @@ typedef struct
 /* Applies the settings through GIMP's cuda:convolve filter, merged: one
  * undo step, the selection respected by GIMP, and the pixels computed in
  * GIMP's process, where the operation writes what ran to a report file
- * (gegl/op-report.h) that becomes the return values; the time is the whole
- * application's.  FALSE where GIMP has no cuda:convolve: the caller then
+ * (gegl/op-report.h) that becomes the return values.  FALSE where GIMP has no cuda:convolve: the caller then
  * moves the pixels itself, and says so once. */
 static gboolean
 apply_filter (GimpDrawable *drawable, const RenderSettings *s, Applied *applied)
 {
-  const gint64 start = g_get_monotonic_time ();
   gchar *report = NULL;
   gint fd = g_file_open_tmp ("cuda-convolve-XXXXXX.report", &report, NULL);
   GimpDrawableFilter *filter;
@@ -309,7 +309,6 @@ apply_filter (GimpDrawable *drawable, const RenderSettings *s, Applied *applied)
       return FALSE;
     }
   gimp_drawable_merge_filter (drawable, filter);
-  applied->ms = (g_get_monotonic_time () - start) / 1000.0;
   if (!report)
     {
       /* No file to learn it from: said as plainly. */
@@ -359,6 +358,7 @@ convolve_run (GimpProcedure        *procedure,
   Applied applied = { NULL, NULL, 0.0 };
   GError *error = NULL;
   gboolean keep_effect = FALSE;
+  gint64 start;
   gsize n = drawables ? gimp_core_object_array_get_length ((GObject **) drawables) : 0;
 
   if (n != 1)
@@ -402,6 +402,7 @@ convolve_run (GimpProcedure        *procedure,
         }
     }
 
+  start = g_get_monotonic_time ();
   if (!settings_from_config (config, &settings, &error))
     status = GIMP_PDB_CALLING_ERROR;
   else if (keep_effect)
@@ -413,6 +414,7 @@ convolve_run (GimpProcedure        *procedure,
     }
   else if (!selection_is_partial (drawable) && apply_filter (drawable, &settings, &applied))
     {
+      applied.ms = (g_get_monotonic_time () - start) / 1000.0;
       if (run_mode != GIMP_RUN_NONINTERACTIVE)
         gimp_displays_flush ();
     }
@@ -427,7 +429,7 @@ convolve_run (GimpProcedure        *procedure,
     {
       applied.method = g_strdup (result.device[0] ? cc_method_name (result.method_used) : "");
       applied.device = g_strdup (result.device);
-      applied.ms = result.total_ms;
+      applied.ms = (g_get_monotonic_time () - start) / 1000.0;
       if (run_mode != GIMP_RUN_NONINTERACTIVE)
         gimp_displays_flush ();
     }

@@ -140,7 +140,7 @@ def test_gpu_against_cpu():
         else:
             n, m = mask
             props = dict(matrix=matrix_text(n, n, m), normalize=True)
-        if model == "RGBA" and "weighted" not in what:
+        if model == "RGBA" and "alpha-weighted" not in what:
             props["alpha_weighting"] = False
         if os.path.exists(report):
             os.unlink(report)
