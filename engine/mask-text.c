@@ -41,6 +41,22 @@ restore_locale (locale_t old)
     uselocale (old);
 }
 
+/* Up to 20 characters of the text at p for a message, on one line: a
+ * file's bytes (the tool's --matrix @FILE) may be anything. */
+static const char *
+quoted (const char *p, char out[24])
+{
+  int n = 0;
+
+  while (n < 20 && p[n] && p[n] != '\n' && p[n] != '\r')
+    {
+      out[n] = isprint ((unsigned char) p[n]) ? p[n] : '?';
+      n++;
+    }
+  out[n] = '\0';
+  return out;
+}
+
 static bool
 parse (const char *text, int *width, int *height, double **values,
        char *message, size_t size)
@@ -56,7 +72,7 @@ parse (const char *text, int *width, int *height, double **values,
     }
   for (;;)
     {
-      char *end;
+      char *end, q[24];
       double x;
 
       while (*p == ' ' || *p == '\t' || *p == '\r')
@@ -65,7 +81,7 @@ parse (const char *text, int *width, int *height, double **values,
       x = strtod (p, &end);
       if (end == p)
         {
-          snprintf (message, size, "matrix: expected a number at \"%.20s\"", p);
+          snprintf (message, size, "matrix: expected a number at \"%s\"", quoted (p, q));
           goto fail;
         }
       if (errno == ERANGE || !isfinite (x))
@@ -90,8 +106,8 @@ parse (const char *text, int *width, int *height, double **values,
         }
       if (*p != ';' && *p != '\n' && *p != '\0')
         {
-          snprintf (message, size, "matrix: unexpected \"%c\"; separate values with ',' "
-                    "and rows with ';'", *p);
+          snprintf (message, size, "matrix: unexpected \"%s\"; separate values with ',' "
+                    "and rows with ';'", quoted (p, q));
           goto fail;
         }
       /* A row ends. */

@@ -177,6 +177,17 @@ engine (void)
   return ctx;
 }
 
+/* GEGL's threads, and the cores each one's CPU context takes. */
+static void
+cpu_share (gint *gegl_threads, gint *each)
+{
+  gint threads = 1;
+
+  g_object_get (gegl_config (), "threads", &threads, NULL);
+  *gegl_threads = MAX (1, threads);
+  *each = MAX (1, (gint) g_get_num_processors () / *gegl_threads);
+}
+
 /* The CPU path's engine for the calling thread.  GEGL splits a region
  * among its threads and waits for all of them, so one shared context
  * (which serialises calls) would leave cores idle: each of GEGL's threads
@@ -189,13 +200,25 @@ cpu_engine (void)
 
   if (!ctx)
     {
-      gint threads = 1;
+      gint threads, each;
 
-      g_object_get (gegl_config (), "threads", &threads, NULL);
-      ctx = cc_context_new_cpu (MAX (1, (gint) g_get_num_processors () / MAX (1, threads)));
+      cpu_share (&threads, &each);
+      ctx = cc_context_new_cpu (each);
       g_private_set (&own, ctx);
     }
   return ctx;
+}
+
+/* What a region on the CPU contexts ran on, all of GEGL's threads
+ * together: a context's own name counts only its share. */
+static void
+name_cpu_share (CcResult *result)
+{
+  gint threads, each;
+
+  cpu_share (&threads, &each);
+  g_snprintf (result->device, sizeof result->device, "CPU (%d thread%s)",
+              threads * each, threads * each == 1 ? "" : "s");
 }
 
 /* CUDA_CONVOLVE_TRACE set: each region computed, and where its time went,
@@ -496,6 +519,7 @@ convolve_region (GeglOperation       *operation,
   CcStatus status;
   CcType type;
   guchar *in_pixels, *out_pixels;
+  gboolean shared;
   gint64 t0, t1, t2;
   char why[256];
 
@@ -593,9 +617,9 @@ convolve_region (GeglOperation       *operation,
         }
       options.method = CC_METHOD_CPU;
     }
-  status = cc_convolve (options.method == CC_METHOD_CPU && !whole ? cpu_engine () : engine (),
-                        &src, roi->x - fetch.x, roi->y - fetch.y, &dst, &mask, &options,
-                        &result);
+  shared = options.method == CC_METHOD_CPU && !whole;
+  status = cc_convolve (shared ? cpu_engine () : engine (), &src, roi->x - fetch.x,
+                        roi->y - fetch.y, &dst, &mask, &options, &result);
   if (status != CC_OK && options.method != CC_METHOD_CPU &&
       status != CC_ERROR_INVALID && status != CC_ERROR_CANCELLED)
     {
@@ -606,7 +630,8 @@ convolve_region (GeglOperation       *operation,
       warn_once (note);
       g_free (note);
       options.method = CC_METHOD_CPU;
-      status = cc_convolve (whole ? engine () : cpu_engine (), &src, roi->x - fetch.x,
+      shared = !whole;
+      status = cc_convolve (shared ? cpu_engine () : engine (), &src, roi->x - fetch.x,
                             roi->y - fetch.y, &dst, &mask, &options, &result);
     }
   else if (status == CC_OK && result.message[0])
@@ -616,6 +641,8 @@ convolve_region (GeglOperation       *operation,
   if (status == CC_OK)
     {
       copy_pixels (output, roi, format, out_pixels, GEGL_ABYSS_NONE, TRUE, whole);
+      if (shared)
+        name_cpu_share (&result);
       op_report_add (((State *) o->user_data)->report, &result,
                      (gint64) roi->width * roi->height);
     }

@@ -116,6 +116,23 @@ for m in auto basic constant tiled caching register separable fft; do
   fi
 done
 
+# A 127x127 mask from a file (rows on lines) and from standard input gives
+# what the same mask typed inline (rows separated by ';') gives; the
+# 127x127 identity from a file gives the input back.
+awk 'BEGIN { for (j = 0; j < 127; j++) { r = ""
+             for (i = 0; i < 127; i++) r = r (i ? "," : "") ((i * 7 + j * 3) % 11 - 3) / 100
+             print r } }' >"$tmp/m127.txt"
+awk 'BEGIN { for (j = 0; j < 127; j++) { r = ""
+             for (i = 0; i < 127; i++) r = r (i ? "," : "") (i == 63 && j == 63)
+             print r } }' >"$tmp/id127.txt"
+expect 0 --matrix @"$tmp/id127.txt" "$tmp/c8.ppm" "$tmp/id127.ppm" &&
+  same "$tmp/c8.ppm" "$tmp/id127.ppm"
+expect 0 --matrix "$(paste -sd';' "$tmp/m127.txt")" --normalize "$tmp/c8.ppm" "$tmp/m-inline.ppm" &&
+expect 0 --matrix @"$tmp/m127.txt" --normalize "$tmp/c8.ppm" "$tmp/m-file.ppm" &&
+  same "$tmp/m-inline.ppm" "$tmp/m-file.ppm"
+"$tool" --matrix - --normalize "$tmp/c8.ppm" "$tmp/m-stdin.ppm" <"$tmp/m127.txt" &&
+  same "$tmp/m-inline.ppm" "$tmp/m-stdin.ppm" || fail "--matrix - from standard input"
+
 # ---- Bad files: exit 1, one clear line ------------------------------------
 : >"$tmp/empty.pgm"
 printf 'GIF89a' >"$tmp/gif.pgm"
@@ -144,6 +161,8 @@ expect 1 "$tmp/g8.pgm" "$tmp/no-such-dir/x.pgm"
 expect 2 --matrix "1,2" "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --matrix "1,x,1" "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --matrix "1,1,1;1,1" "$tmp/g8.pgm" "$tmp/x.pgm"
+expect 2 --matrix @"$tmp/no-such-mask.txt" "$tmp/g8.pgm" "$tmp/x.pgm"
+expect 2 --matrix @"$tmp/c8.ppm" "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --divisor 0 "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --offset nan "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --border sideways "$tmp/g8.pgm" "$tmp/x.pgm"
