@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <locale.h>
 #include <math.h>
 #include <pthread.h>
@@ -84,7 +85,10 @@ parse (const char *text, int *width, int *height, double **values,
           snprintf (message, size, "matrix: expected a number at \"%s\"", quoted (p, q));
           goto fail;
         }
-      if (errno == ERANGE || !isfinite (x))
+      /* Underflow (ERANGE with a value at most the smallest normal) keeps
+       * the nearest double, as strtod returns it: a tap that small is a
+       * tap, and what cc_mask_format writes of it must read back. */
+      if ((errno == ERANGE && fabs (x) > DBL_MIN) || !isfinite (x))
         {
           snprintf (message, size, "matrix: value \"%.*s\" is not a finite number",
                     (int) (end - p > 20 ? 20 : end - p), p);
