@@ -283,7 +283,12 @@ state_for (GeglProperties *o)
       g_strcmp0 (old->report_path, o->report) == 0)
     return old;
   state = g_new0 (State, 1);
-  state->mask = op_settings_new (o->preset, o->matrix, o->divisor, o->offset, o->normalize);
+  /* A change of divisor, offset, normalize or report alone keeps the
+   * parsed matrix: a script sets properties one at a time, and GIMP
+   * prepares the operation again after each. */
+  state->mask = op_settings_new (o->preset, o->matrix, o->divisor, o->offset, o->normalize,
+                                 old && !(o->preset && *o->preset) &&
+                                 g_strcmp0 (old->matrix, o->matrix) == 0 ? old->mask : NULL);
   state->preset = g_strdup (o->preset);
   state->matrix = g_strdup (o->matrix);
   state->divisor = o->divisor;

@@ -37,7 +37,7 @@ invalid (OpSettings *s, gchar *message)
 
 OpSettings *
 op_settings_new (const gchar *preset, const gchar *matrix, gdouble divisor, gdouble offset,
-                 gboolean normalize)
+                 gboolean normalize, const OpSettings *same_matrix)
 {
   OpSettings *s = g_new0 (OpSettings, 1);
   char why[256];
@@ -64,15 +64,22 @@ op_settings_new (const gchar *preset, const gchar *matrix, gdouble divisor, gdou
       return s;
     }
 
-  {
-    double *values = NULL;
+  if (same_matrix && same_matrix->values)
+    {
+      s->width = same_matrix->width;
+      s->height = same_matrix->height;
+      s->values = g_memdup2 (same_matrix->values, sizeof (gdouble) * s->width * s->height);
+    }
+  else
+    {
+      double *values = NULL;
 
-    if (!cc_mask_parse (matrix ? matrix : "", &s->width, &s->height, &values, why,
-                        sizeof why))
-      return invalid (s, g_strdup (why));
-    s->values = g_memdup2 (values, sizeof (gdouble) * s->width * s->height);
-    free (values);
-  }
+      if (!cc_mask_parse (matrix ? matrix : "", &s->width, &s->height, &values, why,
+                          sizeof why))
+        return invalid (s, g_strdup (why));
+      s->values = g_memdup2 (values, sizeof (gdouble) * s->width * s->height);
+      free (values);
+    }
   {
     CcMask m = { s->width, s->height, s->values, divisor, offset };
 

@@ -20,8 +20,12 @@ typedef struct
   gdouble   offset;
 } OpSettings;
 
+/* same_matrix: settings made from the same matrix text, whose values are
+ * taken rather than parsed again (a 127x127 text takes milliseconds), or
+ * NULL. */
 OpSettings *op_settings_new  (const gchar *preset, const gchar *matrix, gdouble divisor,
-                              gdouble offset, gboolean normalize);
+                              gdouble offset, gboolean normalize,
+                              const OpSettings *same_matrix);
 void        op_settings_free (OpSettings *settings);
 
 #endif /* CC_OP_SETTINGS_H */
