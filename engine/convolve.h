@@ -138,6 +138,9 @@ typedef struct
   double    download_ms;
   double    total_ms;        /* wall time of the whole call */
   int       strips;          /* pieces the image was processed in */
+  char      kernel[64];      /* on the GPU, the kernels that ran (the last strip's):
+                                e.g. "register tensor 9x9", "separable one pass";
+                                "" on the CPU */
 } CcResult;
 
 typedef struct _CcContext CcContext;

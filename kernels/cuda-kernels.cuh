@@ -212,6 +212,12 @@ conv_pixel (const ConvArgs &a, const Taps &taps, const Source &source, int x, in
     }
 }
 
+/* Launchers name the kernels they queue, where a method has several
+ * (register's 3x3, tensor 9x9 and column kernels, separable's one pass and
+ * two), for CcResult.kernel: a static string, kept for the calling thread's
+ * current job (scheduler.cu). */
+void cc_kernel_ran (const char *kernels);
+
 /* Methods whose kernels read the mask from __constant__ memory (one copy
  * per device: the textbook methods but basic, and register) hold this lock
  * from setting the mask until their last launch has finished. */

@@ -982,18 +982,27 @@ template <int C, bool WEIGHTED>
 static cudaError_t
 launch_channels (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
 {
+  cc_kernel_ran ("register");
   switch (cc_mask_width_class (a.mask_width))
     {
-    case 1:  return launch_column<C, WEIGHTED> (a, shared_limit, stream);
+    case 1:
+      cc_kernel_ran ("register column");
+      return launch_column<C, WEIGHTED> (a, shared_limit, stream);
     case 3:
       if (C == 4 && !WEIGHTED && a.mask_height == 3 && a.vec4)
-        return launch_3x3 (a, stream);
+        {
+          cc_kernel_ran ("register 3x3");
+          return launch_3x3 (a, stream);
+        }
       return launch_class<C, 3, WEIGHTED> (a, shared_limit, stream);
     case 5:  return launch_class<C, 5, WEIGHTED> (a, shared_limit, stream);
     case 7:  return launch_class<C, 7, WEIGHTED> (a, shared_limit, stream);
     case 9:
       if (C == 4 && !WEIGHTED && tensor9_takes (a, shared_limit))
-        return launch_tensor9 (a, shared_limit, stream);
+        {
+          cc_kernel_ran ("register tensor 9x9");
+          return launch_tensor9 (a, shared_limit, stream);
+        }
       return launch_class<C, 9, WEIGHTED> (a, shared_limit, stream);
     case 15: return launch_class<C, 15, WEIGHTED> (a, shared_limit, stream);
     case 25: return launch_class<C, 25, WEIGHTED> (a, shared_limit, stream);

@@ -18,6 +18,15 @@
 
 pthread_mutex_t cc_constant_mask_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* What the launchers named for the job this thread runs (cc_kernel_ran). */
+static __thread const char *kernel_ran;
+
+void
+cc_kernel_ran (const char *kernels)
+{
+  kernel_ran = kernels;
+}
+
 /* How the job's buffers are laid out on the device. */
 typedef struct
 {
@@ -619,6 +628,7 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
 
   r->method_used = method;
   snprintf (r->device, sizeof r->device, "%s", g->name);
+  kernel_ran = cc_method_name (method);
   a = conv_args (g, job);
 
   if (k->constant)
@@ -658,7 +668,10 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
   if (err != cudaSuccess)
     status = gpu_failed (g, err, r);
   else if (status == CC_OK)
-    cc_job_tick (job, 1.0);
+    {
+      snprintf (r->kernel, sizeof r->kernel, "%s", kernel_ran);
+      cc_job_tick (job, 1.0);
+    }
   if (k->constant)
     pthread_mutex_unlock (&cc_constant_mask_lock);   /* every lane is finished */
   return status;

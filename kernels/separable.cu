@@ -916,6 +916,7 @@ launch_fused (const struct _CcGpu *g, const CcJob *job, const ConvArgs &a, int r
   cudaError_t err;
 
   fused_taps (job, r, &taps);
+  cc_kernel_ran ("separable one pass");
   if ((err = cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    (int) shared)) != cudaSuccess)
     return err;
@@ -989,6 +990,7 @@ launch_fused_tensor (const struct _CcGpu *g, const CcJob *job, const ConvArgs &a
 
   if (!fused_tensor_taps (job, r, a.inv_divisor, &taps))
     return launch_fused (g, job, a, r, stream);
+  cc_kernel_ran ("separable one pass, tensor cores");
   if ((err = cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    (int) shared)) != cudaSuccess)
     return err;
@@ -1052,6 +1054,7 @@ launch (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass, floa
         break;
       err = cc_register_launch (col, g->shared_optin, stream);
     }
+  cc_kernel_ran ("separable two passes");
   return err;
 }
 

@@ -18,6 +18,7 @@
 #endif
 
 #include "check.h"
+#include "engine.h"
 
 /* 'auto' must take the GPU when there is one. */
 static void
@@ -39,54 +40,133 @@ test_auto_takes_gpu (CcContext *ctx)
          "auto used %s on '%s'", cc_method_name (r.method_used), r.device);
 }
 
-/* 'auto' on rank-1 masks (boxes here) follows make bench's Gaussian rows:
- * register up to 5x5 on RGBA and 7x7 on three channels, separable from
- * 7x7 on RGBA (its one pass) and 9x9 on three; full-rank masks take
- * register to 15x15 and fft from 17x17. */
+/* Each gate that picks a kernel within a method takes the path it should
+ * (CcResult.kernel says which ran): register's 3x3, tensor 9x9 and column
+ * kernels, separable's one pass (on tensor cores from 27x27) and two
+ * passes.  The tensor kernels need compute capability 8.0. */
 static void
-test_auto_picks (CcContext *ctx)
+test_kernels_named (CcContext *ctx)
 {
   static const struct
   {
-    int size;
-    bool separable;
-    int channels;
-    CcMethod want;
+    CcMethod method;
+    int w, h, channels;
+    bool weighted, rank1, tensor;
+    const char *kernels;
   } cases[] = {
-    { 5, true, 4, CC_METHOD_REGISTER }, { 7, true, 4, CC_METHOD_SEPARABLE },
-    { 7, true, 3, CC_METHOD_REGISTER }, { 9, true, 3, CC_METHOD_SEPARABLE },
-    { 9, true, 4, CC_METHOD_SEPARABLE }, { 11, true, 4, CC_METHOD_SEPARABLE },
-    { 11, false, 4, CC_METHOD_REGISTER }, { 15, false, 4, CC_METHOD_REGISTER },
-    { 17, false, 4, CC_METHOD_FFT }, { 25, false, 4, CC_METHOD_FFT }
+    { CC_METHOD_REGISTER, 3, 3, 4, false, false, false, "register 3x3" },
+    { CC_METHOD_REGISTER, 3, 3, 3, false, false, false, "register" },
+    { CC_METHOD_REGISTER, 3, 3, 4, true, false, false, "register" },
+    { CC_METHOD_REGISTER, 1, 9, 4, false, false, false, "register column" },
+    { CC_METHOD_REGISTER, 9, 9, 4, false, false, true, "register tensor 9x9" },
+    { CC_METHOD_REGISTER, 9, 9, 4, true, false, false, "register" },
+    { CC_METHOD_REGISTER, 9, 9, 3, false, false, false, "register" },
+    { CC_METHOD_SEPARABLE, 7, 7, 4, false, true, false, "separable one pass" },
+    { CC_METHOD_SEPARABLE, 25, 25, 4, false, true, false, "separable one pass" },
+    { CC_METHOD_SEPARABLE, 31, 31, 4, false, true, true, "separable one pass, tensor cores" },
+    { CC_METHOD_SEPARABLE, 31, 31, 3, false, true, false, "separable two passes" },
+    { CC_METHOD_SEPARABLE, 33, 33, 4, false, true, false, "separable two passes" },
+    { CC_METHOD_FFT, 31, 31, 4, true, false, false, "fft" },
   };
+  enum { W = 96, H = 64 };
+  static float in[W * H * 4], out[W * H * 4];
+  static double m[33 * 33];
+  int major = 0;
+  CcOptions o;
+  CcResult r;
+
+#ifdef HAVE_CUDA
+  int device = 0;
+
+  cudaGetDevice (&device);
+  cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, device);
+#endif
+  for (size_t i = 0; i < sizeof in / sizeof in[0]; i++)
+    in[i] = (float) ((i * 37 % 101) / 100.0);
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    {
+      const int w = cases[c].w, h = cases[c].h, C = cases[c].channels;
+      CcImage src = { in, CC_TYPE_FLOAT, C, W, H, W * C * 4, false };
+      CcImage dst = { out, CC_TYPE_FLOAT, C, W, H, W * C * 4, false };
+      CcMask mask = { w, h, m, 0.0, 0.0 };
+
+      if (cases[c].tensor && major < 8)
+        continue;
+      /* A rank-1 product, or with its diagonal raised, a mask of full rank. */
+      for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++)
+          mask.divisor += m[j * w + i] = (1.0 + i % 3) * (1.0 + j % 2) +
+                                         (!cases[c].rank1 && i == j);
+      cc_options_init (&o);
+      o.method = cases[c].method;
+      o.has_alpha = C == 4;
+      o.alpha_weighting = cases[c].weighted;
+      CHECK (cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r) == CC_OK &&
+             strcmp (r.kernel, cases[c].kernels) == 0,
+             "%s, %dx%d, %d channels%s: ran '%s', not '%s' (%s)",
+             cc_method_name (cases[c].method), w, h, C, cases[c].weighted ? ", weighted" : "",
+             r.kernel, cases[c].kernels, r.message);
+    }
+}
+
+/* 'auto' follows the method table's tuning (engine/methods.c), whatever
+ * GPU it was tuned on: for rank-1 masks (boxes here) separable from its
+ * taps bound, the lower one where its one pass takes the mask (one RGBA
+ * term of a square mask up to 31x31, on a GPU with the shared memory for
+ * it, as the H100 and H200 have); otherwise register up to its bound, fft
+ * beyond.  Sizes on both sides of each bound, on three and four channels. */
+static CcMethod
+table_pick (int k, bool rank1, int channels)
+{
+  const CcMethodInfo *sep = &cc_methods[CC_METHOD_SEPARABLE];
+  const int taps = cc_mask_width_class (k) * k;
+  const bool one_pass = channels == 4 && k <= 31;
+
+  if (rank1 && taps >= (one_pass ? sep->auto_min_taps_one_pass : sep->auto_min_taps))
+    return CC_METHOD_SEPARABLE;
+  if (taps <= cc_methods[CC_METHOD_REGISTER].auto_max_taps)
+    return CC_METHOD_REGISTER;
+  return CC_METHOD_FFT;
+}
+
+static void
+test_auto_picks (CcContext *ctx)
+{
   static float in[40 * 30 * 4], out[40 * 30 * 4];
-  double m[25 * 25];
+  static double m[31 * 31];
+  int picked[CC_METHOD_COUNT] = { 0 };
   CcOptions o;
   CcResult r;
 
   for (size_t i = 0; i < sizeof in / sizeof in[0]; i++)
     in[i] = (float) ((i * 37 % 101) / 100.0);
   cc_options_init (&o);
-  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
-    {
-      const int k = cases[c].size, C = cases[c].channels;
-      CcImage src = { in, CC_TYPE_FLOAT, C, 40, 30, 40 * C * 4, false };
-      CcImage dst = { out, CC_TYPE_FLOAT, C, 40, 30, 40 * C * 4, false };
-      CcMask mask = { k, k, m, 0.0, 0.0 };
+  for (int k = 3; k <= 31; k += 2)
+    for (int rank1 = 0; rank1 < 2; rank1++)
+      for (int C = 3; C <= 4; C++)
+        {
+          CcImage src = { in, CC_TYPE_FLOAT, C, 40, 30, 40 * C * 4, false };
+          CcImage dst = { out, CC_TYPE_FLOAT, C, 40, 30, 40 * C * 4, false };
+          CcMask mask = { k, k, m, 0.0, 0.0 };
+          const CcMethod want = table_pick (k, rank1, C);
 
-      /* A box, or with its diagonal raised, a mask of full rank. */
-      for (int j = 0; j < k; j++)
-        for (int i = 0; i < k; i++)
-          mask.divisor += m[j * k + i] = 1.0 + (!cases[c].separable && i == j);
-      CHECK (cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r) == CC_OK &&
-             r.method_used == cases[c].want,
-             "auto on a %dx%d %s mask, %d channels, used %s, not %s", k, k,
-             cases[c].separable ? "rank-1" : "full-rank", C, cc_method_name (r.method_used),
-             cc_method_name (cases[c].want));
-    }
+          /* A box, or with its diagonal raised, a mask of full rank. */
+          for (int j = 0; j < k; j++)
+            for (int i = 0; i < k; i++)
+              mask.divisor += m[j * k + i] = 1.0 + (!rank1 && i == j);
+          CHECK (cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r) == CC_OK &&
+                 r.method_used == want,
+                 "auto on a %dx%d %s mask, %d channels, used %s, not %s (the table's)", k, k,
+                 rank1 ? "rank-1" : "full-rank", C, cc_method_name (r.method_used),
+                 cc_method_name (want));
+          picked[want]++;
+        }
+  /* The sizes reach past each bound: each of the three is expected somewhere. */
+  CHECK (picked[CC_METHOD_REGISTER] && picked[CC_METHOD_SEPARABLE] && picked[CC_METHOD_FFT],
+         "auto's cases cover register, separable and fft: %d, %d, %d",
+         picked[CC_METHOD_REGISTER], picked[CC_METHOD_SEPARABLE], picked[CC_METHOD_FFT]);
 }
 
-/* A small device budget forces strips; masks taller than a strip included. */
 static void
 test_strips (CcContext *ctx, const CcMethod *methods, int n, int n_shapes)
 {
@@ -337,7 +417,8 @@ test_3x3 (CcContext *ctx, bool reduced)
  * them; 'tap_scale' scales the mask, 1e-36 past what half precision's
  * taps can be scaled to. */
 static void
-test_half_range (CcContext *ctx, CcMethod method, int mw, int mh, bool rank1, double tap_scale)
+test_half_range (CcContext *ctx, CcMethod method, int mw, int mh, bool rank1, double tap_scale,
+                 const char *kernels)
 {
   enum { W = 340, H = 70, C = 4, N = W * H * C };
   static const float odd[] = { 1000.0f, -30000.0f, 60000.0f, 1e5f, INFINITY, NAN, 0.0f };
@@ -386,16 +467,21 @@ test_half_range (CcContext *ctx, CcMethod method, int mw, int mh, bool rank1, do
 
       CHECK (bad == 0, "%s, %dx%d RGBA, taps x %g, %s, a sample of %g: %d outputs off the gold",
              cc_method_name (method), mw, mh, tap_scale, sets[set], sample, bad);
+      CHECK (strcmp (r.kernel, kernels) == 0, "%s, %dx%d RGBA, taps x %g: ran '%s', not '%s'",
+             cc_method_name (method), mw, mh, tap_scale, r.kernel, kernels);
     }
 }
 
 static void
 test_tensor (CcContext *ctx)
 {
-  test_half_range (ctx, CC_METHOD_REGISTER, 9, 9, false, 1.0);
-  test_half_range (ctx, CC_METHOD_SEPARABLE, 31, 31, true, 1.0);
-  test_half_range (ctx, CC_METHOD_SEPARABLE, 27, 27, true, 1.0);
-  test_half_range (ctx, CC_METHOD_SEPARABLE, 31, 31, true, 1e-36);
+  test_half_range (ctx, CC_METHOD_REGISTER, 9, 9, false, 1.0, "register tensor 9x9");
+  test_half_range (ctx, CC_METHOD_SEPARABLE, 31, 31, true, 1.0,
+                   "separable one pass, tensor cores");
+  test_half_range (ctx, CC_METHOD_SEPARABLE, 27, 27, true, 1.0,
+                   "separable one pass, tensor cores");
+  /* Taps half precision's scaling cannot take: the FP32 one pass. */
+  test_half_range (ctx, CC_METHOD_SEPARABLE, 31, 31, true, 1e-36, "separable one pass");
 }
 
 /* Injected faults: an allocation or a launch that fails.  An explicit GPU
@@ -608,6 +694,7 @@ main (void)
 
   test_auto_takes_gpu (ctx);
   test_auto_picks (ctx);
+  test_kernels_named (ctx);
   if (getenv ("CHECK_REDUCED"))
     {
       /* For compute-sanitizer, which runs each kernel many times slower. */

@@ -133,6 +133,11 @@ expect 0 --matrix @"$tmp/m127.txt" --normalize "$tmp/c8.ppm" "$tmp/m-file.ppm" &
 "$tool" --matrix - --normalize "$tmp/c8.ppm" "$tmp/m-stdin.ppm" <"$tmp/m127.txt" &&
   same "$tmp/m-inline.ppm" "$tmp/m-stdin.ppm" || fail "--matrix - from standard input"
 
+# Where the GPU runs register, --verbose names the kernels: the 3x3 one.
+if "$tool" --verbose --method register $box "$tmp/rgba.pam" "$tmp/reg.pam" >"$tmp/v.txt" 2>&1; then
+  grep -q '^kernels: register 3x3$' "$tmp/v.txt" || fail "--verbose kernels: $(cat "$tmp/v.txt")"
+fi
+
 # ---- Bad files: exit 1, one clear line ------------------------------------
 : >"$tmp/empty.pgm"
 printf 'GIF89a' >"$tmp/gif.pgm"

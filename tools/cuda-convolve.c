@@ -261,6 +261,7 @@ add_times (CcResult *sum, const CcResult *r)
 {
   sum->method_used = r->method_used;
   memcpy (sum->device, r->device, sizeof sum->device);
+  memcpy (sum->kernel, r->kernel, sizeof sum->kernel);
   if (r->message[0])
     memcpy (sum->message, r->message, sizeof sum->message);
   sum->upload_ms += r->upload_ms;
@@ -604,6 +605,8 @@ report (Run *run, Job *job)
   else if (run->settings->verbose && !run->settings->batch)
     {
       printf ("method: %s\ndevice: %s\n", cc_method_name (r->method_used), r->device);
+      if (r->kernel[0])
+        printf ("kernels: %s\n", r->kernel);
       printf ("time: %.3f ms (upload %.3f, kernel %.3f, download %.3f) in %d strip%s\n",
               r->total_ms, r->upload_ms, r->kernel_ms, r->download_ms, r->strips,
               r->strips == 1 ? "" : "s");
