@@ -34,6 +34,17 @@ def merged_copy(image, layer):
     return copy
 
 
+def wait_for_gpu():
+    """With a GPU (CC_GPU), CUDA starts in GIMP's process when the op is
+    first prepared and small masks take the CPU until it is ready: a 31x31
+    mask waits for it, so that every comparison below sees the GPU on both
+    sides (the CPU's 32-bit results may differ from it in the last code)."""
+    image, layer, px = new_image(16, 16, "RGB", "u8")
+    layer.merge_filter(op_filter(layer, matrix=";".join([",".join(["1"] * 31)] * 31),
+                                 normalize=True))
+    image.delete()
+
+
 def test_equal_to_procedure():
     """Op merged vs procedure, byte for byte, in the drawable's own format."""
     cases = [("RGBA", "u8", "gaussian-5", "extend"), ("RGB", "u8", "sharpen", "zero"),
@@ -182,6 +193,8 @@ elif mode == "save":
         out.write(px.raw())
     print("ok   - saved")
 else:
+    if os.environ.get("CC_GPU"):
+        wait_for_gpu()
     test_equal_to_procedure()
     test_selection_and_offsets()
     test_append()
