@@ -241,6 +241,32 @@ bool         cc_mask_parse           (const char *text, int *width, int *height,
                                       double **values, char *message, size_t size);
 char        *cc_mask_format          (int width, int height, const double *values);
 
+/* Host memory a front end's pieces in flight (sources and results) may
+ * take, so that images of any size run in bounded memory: 256 MB, or
+ * CUDA_CONVOLVE_HOST_BUDGET (bytes, or 512M, 2G). */
+uint64_t     cc_host_budget          (void);
+
+/* A mask as a front end is given it, a preset aside (presets/ finds those):
+ * its text form, or width x height values (none: the identity of that
+ * size), with the divisor, the offset and GIMP's normalize rule. */
+typedef struct
+{
+  const char   *text;        /* the text form; NULL: the values */
+  const double *values;
+  size_t        n_values;    /* 0: the identity */
+  int           width;       /* of the values */
+  int           height;
+  double        divisor;
+  double        offset;
+  bool          normalize;
+} CcMaskSource;
+
+/* The one resolution of a mask for every front end: the mask, normalize
+ * applied and checked as the engine checks it (cc_mask_check), its values
+ * malloc'd into *values (free them); or false and why. */
+bool         cc_mask_resolve         (const CcMaskSource *source, CcMask *mask,
+                                      double **values, char *message, size_t size);
+
 /* The methods, one row each (engine/methods.c), indexed by CcMethod: the
  * front ends list and describe them from it. */
 typedef struct _CcKernels CcKernels;   /* a GPU method's kernels (kernels/) */

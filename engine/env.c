@@ -54,6 +54,15 @@ cc_env_read (CcEnv *env)
   env->cufft = getenv ("CUDA_CONVOLVE_CUFFT");
 }
 
+uint64_t
+cc_host_budget (void)
+{
+  uint64_t bytes;
+
+  return cc_bytes_parse (getenv ("CUDA_CONVOLVE_HOST_BUDGET"), &bytes) ? bytes
+                                                                       : (uint64_t) 256 << 20;
+}
+
 /* Read at each call: the tests set it between calls. */
 bool
 cc_fault (const char *what)

@@ -1,6 +1,5 @@
-/* The operation's mask properties, resolved.  Presets are found where the
- * plug-in finds them: the shipped ones in the plug-in's folder (or
- * CUDA_CONVOLVE_PRESET_DIR), the user's in GIMP's profile.
+/* The operation's mask properties, resolved as every front end resolves
+ * them: a preset by cc_preset_mask, the matrix text by cc_mask_resolve.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -11,19 +10,6 @@
 #include "convolve.h"
 #include "op-settings.h"
 #include "preset.h"
-
-static CcPreset *
-find_preset (const gchar *id, GError **error)
-{
-  gchar *shipped, *user;
-  CcPreset *p;
-
-  cc_presets_dirs (CC_SHIPPED_PRESET_DIR, CC_PLUG_IN_NAME, &shipped, &user);
-  p = cc_presets_find (shipped, user, id, error);
-  g_free (shipped);
-  g_free (user);
-  return p;
-}
 
 static OpSettings *
 invalid (OpSettings *s, gchar *message)
@@ -40,57 +26,42 @@ op_settings_new (const gchar *preset, const gchar *matrix, gdouble divisor, gdou
                  gboolean normalize, const OpSettings *same_matrix)
 {
   OpSettings *s = g_new0 (OpSettings, 1);
-  char why[256];
+  CcMask m;
 
   if (preset && *preset)
     {
       GError *error = NULL;
-      CcPreset *p = find_preset (preset, &error);
 
-      if (!p)
+      if (!cc_preset_mask (CC_SHIPPED_PRESET_DIR, CC_PLUG_IN_NAME, preset, &m, &s->values,
+                           &error))
         {
           gchar *message = g_strdup (error->message);
 
           g_error_free (error);
           return invalid (s, message);
         }
-      s->width = p->width;
-      s->height = p->height;
-      s->values = g_memdup2 (p->matrix, sizeof (gdouble) * p->width * p->height);
-      s->divisor = p->divisor;
-      s->offset = p->offset;
-      cc_preset_free (p);
-      s->valid = TRUE;
-      return s;
-    }
-
-  if (same_matrix && same_matrix->values)
-    {
-      s->width = same_matrix->width;
-      s->height = same_matrix->height;
-      s->values = g_memdup2 (same_matrix->values, sizeof (gdouble) * s->width * s->height);
     }
   else
     {
-      double *values = NULL;
+      /* The kept values where the text is the one they came from. */
+      const gboolean kept = same_matrix && same_matrix->values;
+      const CcMaskSource source = {
+        kept ? NULL : matrix ? matrix : "", kept ? same_matrix->values : NULL,
+        kept ? (gsize) same_matrix->width * same_matrix->height : 0,
+        kept ? same_matrix->width : 0, kept ? same_matrix->height : 0,
+        divisor, offset, normalize };
+      double *values;
+      char why[256];
 
-      if (!cc_mask_parse (matrix ? matrix : "", &s->width, &s->height, &values, why,
-                          sizeof why))
+      if (!cc_mask_resolve (&source, &m, &values, why, sizeof why))
         return invalid (s, g_strdup (why));
-      s->values = g_memdup2 (values, sizeof (gdouble) * s->width * s->height);
+      s->values = g_memdup2 (values, sizeof (gdouble) * m.width * m.height);
       free (values);
     }
-  {
-    CcMask m = { s->width, s->height, s->values, divisor, offset };
-
-    if (normalize)
-      cc_mask_normalize (&m);
-    /* The parser took the sizes and values; this checks divisor and offset. */
-    if (!cc_mask_check (&m, why, sizeof why))
-      return invalid (s, g_strdup (why));
-    s->divisor = m.divisor;
-    s->offset = m.offset;
-  }
+  s->width = m.width;
+  s->height = m.height;
+  s->divisor = m.divisor;
+  s->offset = m.offset;
   s->valid = TRUE;
   return s;
 }

@@ -251,13 +251,15 @@ presets_run (GimpProcedure       *procedure,
              GimpProcedureConfig *config,
              gpointer             run_data)
 {
-  gchar *shipped = settings_shipped_preset_dir ();
-  gchar *user = settings_user_preset_dir ();
   GString *warnings = g_string_new (NULL);
-  GList *presets = cc_presets_list (shipped, user, warnings);
-  gchar **ids = g_new0 (gchar *, g_list_length (presets) + 1);
+  gchar *shipped, *user, **ids;
+  GList *presets;
   GimpValueArray *values;
   gint n = 0;
+
+  cc_presets_dirs (CC_SHIPPED_PRESET_DIR, CC_PLUG_IN_NAME, &shipped, &user);
+  presets = cc_presets_list (shipped, user, warnings);
+  ids = g_new0 (gchar *, g_list_length (presets) + 1);
 
   for (GList *l = presets; l; l = l->next)
     ids[n++] = g_strdup (((CcPreset *) l->data)->id);
@@ -385,10 +387,10 @@ convolve_run (GimpProcedure        *procedure,
 
   if (run_mode == GIMP_RUN_INTERACTIVE)
     {
-      gchar *shipped = settings_shipped_preset_dir ();
-      gchar *user = settings_user_preset_dir ();
+      gchar *shipped, *user;
       gboolean ok;
 
+      cc_presets_dirs (CC_SHIPPED_PRESET_DIR, CC_PLUG_IN_NAME, &shipped, &user);
       /* The dialog's own preview computes here: its GPU starts on a helper
        * thread while the dialog opens. */
       ctx = cc_context_new ();

@@ -303,7 +303,7 @@ render_drawable (GimpImage *image, GimpDrawable *drawable, const RenderSettings 
    * written while band k is computed. */
   source_columns (drawable, &all, s, &x, &width);
   row_bytes = (gsize) (width + all.width) * babl_format_get_bytes_per_pixel (format);
-  rows = (gint) MAX ((gint64) (settings_host_budget () / 3 / row_bytes) - 2 * ry, 1);
+  rows = (gint) MAX ((gint64) (MIN (cc_host_budget (), G_MAXSIZE) / 3 / row_bytes) - 2 * ry, 1);
   rows = MIN (rows, MAX ((gint) (BAND_BYTES / row_bytes), 64));
 
   gimp_progress_init ("CUDA convolution");

@@ -1,50 +1,14 @@
-/* The procedure's arguments as render settings, and where presets live.
+/* The procedure's arguments as render settings.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
 #include "config.h"
 
-#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "preset.h"
 #include "settings.h"
-
-/* Shipped presets sit in the plug-in's folder; CUDA_CONVOLVE_PRESET_DIR
- * points elsewhere. */
-gchar *
-settings_shipped_preset_dir (void)
-{
-  const gchar *env = g_getenv ("CUDA_CONVOLVE_PRESET_DIR");
-  gchar *exe, *dir, *presets;
-
-  if (env && *env)
-    return g_strdup (env);
-  exe = g_file_read_link ("/proc/self/exe", NULL);
-  if (!exe)
-    return NULL;
-  dir = g_path_get_dirname (exe);
-  presets = g_build_filename (dir, "presets", NULL);
-  g_free (dir);
-  g_free (exe);
-  return presets;
-}
-
-gsize
-settings_host_budget (void)
-{
-  uint64_t bytes;
-
-  if (!cc_bytes_parse (g_getenv ("CUDA_CONVOLVE_HOST_BUDGET"), &bytes))
-    return 256 << 20;
-  return bytes > G_MAXSIZE ? G_MAXSIZE : (gsize) bytes;
-}
-
-gchar *
-settings_user_preset_dir (void)
-{
-  return g_build_filename (gimp_directory (), PLUG_IN_BINARY, "presets", NULL);
-}
 
 /* Reads and checks the arguments; on failure 'error' says which and why. */
 gboolean
@@ -96,75 +60,33 @@ settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **e
 
   if (preset_id && *preset_id)
     {
-      gchar *shipped = settings_shipped_preset_dir ();
-      gchar *user = settings_user_preset_dir ();
-      CcPreset *p = cc_presets_find (shipped, user, preset_id, error);
+      CcMask m;
 
-      g_free (shipped);
-      g_free (user);
-      if (!p)
+      if (!cc_preset_mask (CC_SHIPPED_PRESET_DIR, CC_PLUG_IN_NAME, preset_id, &m, &s->matrix,
+                           error))
         goto out;
-      s->width = p->width;
-      s->height = p->height;
-      s->matrix = g_memdup2 (p->matrix, sizeof (gdouble) * p->width * p->height);
-      s->divisor = p->divisor;
-      s->offset = p->offset;
-      cc_preset_free (p);
-      ok = TRUE;
-      goto out;
-    }
-
-  if (!(s->width & 1) || !(s->height & 1))
-    {
-      g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
-                   "mask-width and mask-height must be odd (1 to %d); got %dx%d",
-                   CC_MASK_MAX, s->width, s->height);
-      goto out;
-    }
-  if (n == 0)
-    {
-      /* No matrix: the identity, as the default 3x3 one is. */
-      s->matrix = g_new0 (gdouble, s->width * s->height);
-      s->matrix[(s->height / 2) * s->width + s->width / 2] = 1.0;
-    }
-  else if (n != (gsize) s->width * s->height)
-    {
-      g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
-                   "matrix has %" G_GSIZE_FORMAT " values; mask-width x mask-height "
-                   "is %d x %d = %d", n, s->width, s->height, s->width * s->height);
-      goto out;
-    }
-  else
-    {
-      for (gsize i = 0; i < n; i++)
-        if (!isfinite (values[i]))
-          {
-            g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
-                         "matrix value %" G_GSIZE_FORMAT " (row %d, column %d) is "
-                         "not a finite number", i, (gint) (i / s->width) + 1,
-                         (gint) (i % s->width) + 1);
-            goto out;
-          }
-      s->matrix = g_memdup2 (values, sizeof (gdouble) * n);
-    }
-
-  if (normalize)
-    {
-      CcMask m = { s->width, s->height, s->matrix, s->divisor, s->offset };
-      cc_mask_normalize (&m);
+      s->width = m.width;
+      s->height = m.height;
       s->divisor = m.divisor;
       s->offset = m.offset;
     }
-  else if (s->divisor == 0.0 || !isfinite (s->divisor))
+  else
     {
-      g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
-                   "divisor must be a non-zero number (or turn normalize on)");
-      goto out;
-    }
-  if (!isfinite (s->offset))
-    {
-      g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "offset must be a finite number");
-      goto out;
+      const CcMaskSource source = { NULL, values, n, s->width, s->height, s->divisor,
+                                    s->offset, normalize };
+      CcMask m;
+      double *resolved;
+      char why[256];
+
+      if (!cc_mask_resolve (&source, &m, &resolved, why, sizeof why))
+        {
+          g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "%s", why);
+          goto out;
+        }
+      s->matrix = g_memdup2 (resolved, sizeof (gdouble) * m.width * m.height);
+      free (resolved);
+      s->divisor = m.divisor;
+      s->offset = m.offset;
     }
   ok = TRUE;
 

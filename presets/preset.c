@@ -448,7 +448,8 @@ cc_presets_find (const gchar *shipped_dir, const gchar *user_dir, const gchar *i
       g_free (path);
     }
   g_set_error (error, CC_PRESET_ERROR, CC_PRESET_ERROR_NOT_FOUND,
-               "unknown preset '%s' (plug-in-cuda-convolve-presets lists them)", id);
+               "unknown preset '%s': not among the shipped ones (%s) or yours (%s)", id,
+               shipped_dir ? shipped_dir : "none", user_dir ? user_dir : "none");
   return NULL;
 }
 
@@ -546,12 +547,41 @@ cc_presets_dirs (const gchar *installed, const gchar *plug_in, gchar **shipped_d
   const gchar *env = g_getenv ("CUDA_CONVOLVE_PRESET_DIR");
   gchar *profile = gimp_profile ();
 
+  gchar *program = g_file_read_link ("/proc/self/exe", NULL);
+  gchar *folder = program ? g_path_get_dirname (program) : NULL;
+  gchar *beside = folder ? g_build_filename (folder, "presets", NULL) : NULL;
+
   if (env && *env)
     *shipped_dir = g_strdup (env);
+  else if (beside && g_file_test (beside, G_FILE_TEST_IS_DIR))
+    *shipped_dir = g_strdup (beside);
   else if (g_file_test (installed, G_FILE_TEST_IS_DIR))
     *shipped_dir = g_strdup (installed);
   else
     *shipped_dir = g_build_filename (profile, "plug-ins", plug_in, "presets", NULL);
   *user_dir = g_build_filename (profile, plug_in, "presets", NULL);
+  g_free (beside);
+  g_free (folder);
+  g_free (program);
   g_free (profile);
+}
+
+gboolean
+cc_preset_mask (const gchar *installed, const gchar *plug_in, const gchar *id, CcMask *mask,
+                gdouble **values, GError **error)
+{
+  gchar *shipped, *user;
+  CcPreset *p;
+
+  cc_presets_dirs (installed, plug_in, &shipped, &user);
+  p = cc_presets_find (shipped, user, id, error);
+  g_free (shipped);
+  g_free (user);
+  *values = NULL;
+  if (!p)
+    return FALSE;
+  *values = g_memdup2 (p->matrix, sizeof (gdouble) * p->width * p->height);
+  *mask = (CcMask) { p->width, p->height, *values, p->divisor, p->offset };
+  cc_preset_free (p);
+  return TRUE;
 }

@@ -79,15 +79,26 @@ GList     *cc_presets_list         (const gchar    *shipped_dir,
                                     GString        *warnings);
 void       cc_presets_free         (GList          *presets);
 
-/* Where presets are found outside GIMP (the GEGL operation, the tool), as
- * the plug-in finds them: the shipped folder is $CUDA_CONVOLVE_PRESET_DIR,
- * else 'installed' where it exists, else the plug-in's folder in GIMP's
- * profile ($GIMP3_DIRECTORY or ~/.config/GIMP/3.0), where make install-user
- * puts it; the user's presets are in the profile under 'plug_in'. */
+/* Where presets are found, one rule for every front end (the plug-in, its
+ * dialog, the GEGL operation, the tool): the shipped folder is
+ * $CUDA_CONVOLVE_PRESET_DIR; else "presets" beside the running program
+ * where it exists (the plug-in's own folder, wherever GIMP keeps it); else
+ * 'installed' where it exists; else the plug-in's folder in GIMP's profile
+ * ($GIMP3_DIRECTORY or ~/.config/GIMP/3.0), where make install-user puts
+ * it.  The user's presets are in the profile under 'plug_in'. */
 void       cc_presets_dirs         (const gchar    *installed,
                                     const gchar    *plug_in,
                                     gchar         **shipped_dir,
                                     gchar         **user_dir);
+
+/* A preset by id as a mask, found by that rule: the one preset lookup of
+ * every front end.  Its values g_malloc'd into *values (g_free them). */
+gboolean   cc_preset_mask          (const gchar    *installed,
+                                    const gchar    *plug_in,
+                                    const gchar    *id,
+                                    CcMask         *mask,
+                                    gdouble       **values,
+                                    GError        **error);
 
 /* A preset by id, shipped first, then the user's. */
 CcPreset  *cc_presets_find         (const gchar    *shipped_dir,

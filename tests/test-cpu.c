@@ -162,6 +162,56 @@ test_mask_text (void)
 }
 
 /* Every bad call is refused with a message, and leaves the output alone. */
+/* cc_mask_resolve, the one resolution of every front end's mask: text or
+ * values, the identity where none are given, normalize, and each fault
+ * refused with its word. */
+static void
+test_mask_resolve (void)
+{
+  static const double box[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+  static const double nan3[3] = { 1, NAN, 1 };
+  static const struct
+  {
+    CcMaskSource source;
+    const char *word;   /* NULL: taken */
+  } refused[] = {
+    { { NULL, box, 9, 4, 3, 1.0, 0.0, false }, "odd" },
+    { { NULL, box, 9, 129, 1, 1.0, 0.0, false }, "odd" },
+    { { NULL, box, 8, 3, 3, 1.0, 0.0, false }, "8 values" },
+    { { NULL, nan3, 3, 3, 1, 1.0, 0.0, false }, "finite" },
+    { { NULL, box, 9, 3, 3, 0.0, 0.0, false }, "divisor" },
+    { { NULL, box, 9, 3, 3, 1.0, INFINITY, false }, "offset" },
+    { { "1,2;3,4", NULL, 0, 0, 0, 1.0, 0.0, false }, "odd" },
+    { { "1,x,1", NULL, 0, 0, 0, 1.0, 0.0, false }, "number" },
+  };
+  CcMaskSource identity = { NULL, NULL, 0, 5, 3, 1.0, 0.0, false };
+  CcMaskSource text = { "1,2,1", NULL, 0, 0, 0, 0.0, 0.0, true };
+  CcMaskSource values = { NULL, box, 9, 3, 3, 0.0, 0.25, true };
+  char msg[256];
+  double *v;
+  CcMask m;
+
+  CHECK (cc_mask_resolve (&identity, &m, &v, msg, sizeof msg) && m.width == 5 &&
+         m.height == 3 && v[7] == 1.0 && v[0] == 0.0 && m.divisor == 1.0,
+         "no values: the 5x3 identity (%s)", msg);
+  free (v);
+  CHECK (cc_mask_resolve (&text, &m, &v, msg, sizeof msg) && m.width == 3 && m.height == 1 &&
+         v[1] == 2.0 && m.divisor == 4.0 && m.values == v,
+         "text, normalized: 1,2,1 over 4 (%s)", msg);
+  free (v);
+  CHECK (cc_mask_resolve (&values, &m, &v, msg, sizeof msg) && m.divisor == 9.0 &&
+         m.offset == 0.25 && v != box,
+         "values, normalized: a copy over 9, the offset kept (%s)", msg);
+  free (v);
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+    {
+      msg[0] = '\0';
+      CHECK (!cc_mask_resolve (&refused[i].source, &m, &v, msg, sizeof msg) && !v &&
+             strstr (msg, refused[i].word),
+             "refused with '%s': %s", refused[i].word, msg);
+    }
+}
+
 static void
 test_errors (CcContext *ctx)
 {
@@ -532,6 +582,7 @@ main (void)
   test_half ();
   test_normalize ();
   test_mask_text ();
+  test_mask_resolve ();
   test_names ();
   test_bytes ();
   test_transfer ();

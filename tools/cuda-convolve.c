@@ -63,21 +63,6 @@ static const char usage[] =
   "  --help                print this help\n"
   "  --version             print the version\n";
 
-/* What a raw file's strips (source and result together) may take of host
- * memory, unless CUDA_CONVOLVE_HOST_BUDGET (bytes, or with a K/M/G suffix)
- * says otherwise. */
-#define HOST_BUDGET ((int64_t) 256 << 20)
-
-static int64_t
-host_budget (void)
-{
-  uint64_t bytes;
-
-  if (!cc_bytes_parse (getenv ("CUDA_CONVOLVE_HOST_BUDGET"), &bytes))
-    return HOST_BUDGET;
-  return bytes > INT64_MAX ? INT64_MAX : (int64_t) bytes;
-}
-
 /* ---- Settings shared by every file ------------------------------------------ */
 
 typedef struct
@@ -348,7 +333,9 @@ convolve_stream (Job *job, const Settings *s, const CcOptions *options)
   const IoInfo *info = &job->info;
   const int64_t ry = s->mask.height / 2;
   const int64_t row = info->width * info->channels * (int64_t) cc_type_size (info->type);
-  int64_t strip = (host_budget () / row - 2 * ry) / 2;
+  /* A raw file's strips, source and result together, within the host budget. */
+  const uint64_t budget = cc_host_budget ();
+  int64_t strip = ((budget > INT64_MAX ? INT64_MAX : (int64_t) budget) / row - 2 * ry) / 2;
   CcImage src = { NULL, info->type, info->channels, info->width, 0, row, false };
   CcImage dst = src;
   IoWriter *writer = NULL;
@@ -807,37 +794,22 @@ static bool
 load_preset (const char *id, CcMask *mask, double **values, char *error, size_t size)
 {
   GError *gerror = NULL;
-  gchar *shipped, *user;
-  CcPreset *p;
+  gdouble *kept;
 
-  preset_dirs (&shipped, &user);
-  p = cc_presets_find (shipped, user, id, &gerror);
-  g_free (shipped);
-  g_free (user);
-  if (!p)
+  if (!cc_preset_mask (CC_SHIPPED_PRESET_DIR, CC_PLUG_IN_NAME, id, mask, &kept, &gerror))
     {
-      if (g_error_matches (gerror, CC_PRESET_ERROR, CC_PRESET_ERROR_NOT_FOUND))
-        snprintf (error, size, "unknown preset '%s' (see --list-presets)", id);
-      else
-        snprintf (error, size, "%s", gerror->message);
+      snprintf (error, size, "%s (see --list-presets)", gerror->message);
       g_error_free (gerror);
       return false;
     }
-  *values = malloc (sizeof (double) * p->width * p->height);
-  if (!*values)
-    {
-      cc_preset_free (p);
-      snprintf (error, size, "out of memory");
-      return false;
-    }
-  memcpy (*values, p->matrix, sizeof (double) * p->width * p->height);
-  mask->width = p->width;
-  mask->height = p->height;
+  *values = malloc (sizeof (double) * mask->width * mask->height);
+  if (*values)
+    memcpy (*values, kept, sizeof (double) * mask->width * mask->height);
+  else
+    snprintf (error, size, "out of memory");
   mask->values = *values;
-  mask->divisor = p->divisor;
-  mask->offset = p->offset;
-  cc_preset_free (p);
-  return true;
+  g_free (kept);
+  return *values != NULL;
 }
 #else
 static int
@@ -1041,16 +1013,13 @@ main (int argc, char **argv)
 
       if (matrix && !text && (matrix[0] == '@' || strcmp (matrix, "-") == 0))
         return die (2, "--matrix %s: %s", matrix, error);
-      parsed = cc_mask_parse (text ? text : matrix ? matrix : "0,0,0;0,1,0;0,0,0",
-                              &s.mask.width, &s.mask.height, &values, error, sizeof error);
+      const CcMaskSource source = { text ? text : matrix ? matrix : "0,0,0;0,1,0;0,0,0",
+                                    NULL, 0, 0, 0, divisor, offset, normalize };
+
+      parsed = cc_mask_resolve (&source, &s.mask, &values, error, sizeof error);
       free (text);
       if (!parsed)
-        return die (2, "--matrix: %s", error);
-      s.mask.values = values;
-      s.mask.divisor = divisor;
-      s.mask.offset = offset;
-      if (normalize)
-        cc_mask_normalize (&s.mask);
+        return die (2, "%s: %s", matrix ? "--matrix" : "the mask", error);
     }
 
   if (!dir)
