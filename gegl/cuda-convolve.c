@@ -40,26 +40,51 @@
 
 #ifdef GEGL_PROPERTIES
 
-enum_start (cuda_convolve_border)
-  enum_value (CUDA_CONVOLVE_BORDER_ZERO,   "zero",   "Zero")
-  enum_value (CUDA_CONVOLVE_BORDER_EXTEND, "extend", "Extend")
-  enum_value (CUDA_CONVOLVE_BORDER_WRAP,   "wrap",   "Wrap")
-  enum_value (CUDA_CONVOLVE_BORDER_MIRROR, "mirror", "Mirror")
-  enum_value (CUDA_CONVOLVE_BORDER_BLACK,  "black",  "Black")
-  enum_value (CUDA_CONVOLVE_BORDER_WHITE,  "white",  "White")
-enum_end (CudaConvolveBorder)
+/* The border and method choices are the engine's own tables (names.c,
+ * methods.c), so that the three front ends cannot drift apart: GEGL's
+ * enum types are made from them once, instead of gegl-op.h's enum lists.
+ * This block is read once of the several times gegl-op.h includes this
+ * file. */
+#ifndef CUDA_CONVOLVE_ENUMS
+#define CUDA_CONVOLVE_ENUMS
+#include "convolve.h"
 
-enum_start (cuda_convolve_method)
-  enum_value (CUDA_CONVOLVE_METHOD_AUTO,      "auto",      "Auto")
-  enum_value (CUDA_CONVOLVE_METHOD_CPU,       "cpu",       "CPU")
-  enum_value (CUDA_CONVOLVE_METHOD_BASIC,     "basic",     "Basic")
-  enum_value (CUDA_CONVOLVE_METHOD_CONSTANT,  "constant",  "Constant")
-  enum_value (CUDA_CONVOLVE_METHOD_TILED,     "tiled",     "Tiled")
-  enum_value (CUDA_CONVOLVE_METHOD_CACHING,   "caching",   "Caching")
-  enum_value (CUDA_CONVOLVE_METHOD_REGISTER,  "register",  "Register")
-  enum_value (CUDA_CONVOLVE_METHOD_SEPARABLE, "separable", "Separable")
-  enum_value (CUDA_CONVOLVE_METHOD_FFT,       "fft",       "FFT")
-enum_end (CudaConvolveMethod)
+typedef CcBorder CudaConvolveBorder;
+typedef CcMethod CudaConvolveMethod;
+
+static GType
+cuda_convolve_border_get_type (void)
+{
+  static gsize type = 0;
+
+  if (g_once_init_enter (&type))
+    {
+      GEnumValue *values = g_new0 (GEnumValue, CC_BORDER_COUNT + 1);
+
+      for (gint b = 0; b < CC_BORDER_COUNT; b++)
+        values[b] = (GEnumValue) { b, cc_border_name ((CcBorder) b),
+                                   cc_border_name ((CcBorder) b) };
+      g_once_init_leave (&type, g_enum_register_static ("CudaConvolveBorder", values));
+    }
+  return type;
+}
+
+static GType
+cuda_convolve_method_get_type (void)
+{
+  static gsize type = 0;
+
+  if (g_once_init_enter (&type))
+    {
+      GEnumValue *values = g_new0 (GEnumValue, CC_METHOD_COUNT + 1);
+
+      for (gint m = 0; m < CC_METHOD_COUNT; m++)
+        values[m] = (GEnumValue) { m, cc_methods[m].name, cc_methods[m].name };
+      g_once_init_leave (&type, g_enum_register_static ("CudaConvolveMethod", values));
+    }
+  return type;
+}
+#endif
 
 property_string (preset, "Preset", "")
   description ("A preset id (plug-in-cuda-convolve-presets lists them); it supplies "
@@ -85,11 +110,11 @@ property_boolean (normalize, "Normalize", FALSE)
   description ("Divisor and offset from the mask's sum (GIMP's rule)")
 
 property_enum (border, "Border", CudaConvolveBorder, cuda_convolve_border,
-               CUDA_CONVOLVE_BORDER_EXTEND)
+               CC_BORDER_EXTEND)
   description ("What lies beyond the image's edges")
 
 property_enum (method, "Method", CudaConvolveMethod, cuda_convolve_method,
-               CUDA_CONVOLVE_METHOD_AUTO)
+               CC_METHOD_AUTO)
   description ("How to compute it: auto takes the fastest, the CPU where no GPU "
                "is usable")
 
@@ -367,9 +392,9 @@ takes_gpu (GeglProperties *o)
   const OpSettings *s = settings_of (o);
   char why[8];
 
-  if (!s || !s->valid || o->method == CUDA_CONVOLVE_METHOD_CPU)
+  if (!s || !s->valid || o->method == CC_METHOD_CPU)
     return FALSE;
-  if (o->method == CUDA_CONVOLVE_METHOD_AUTO && !cc_context_gpu_started (engine ()) &&
+  if (o->method == CC_METHOD_AUTO && !cc_context_gpu_started (engine ()) &&
       s->width * s->height <= CPU_WHILE_STARTING_TAPS)
     return FALSE;
   return cc_context_gpu_status (engine (), why, sizeof why) == CC_OK;
@@ -545,8 +570,8 @@ convolve_region (GeglOperation       *operation,
     }
 
   cc_options_init (&options);
-  options.method = (CcMethod) o->method;
-  options.border = (CcBorder) o->border;
+  options.method = o->method;
+  options.border = o->border;
   options.clamp = o->clamp;
   /* RGBA float has alpha where the input has none: 1 throughout, and it
    * stays so. */
@@ -597,7 +622,7 @@ convolve_region (GeglOperation       *operation,
     }
   t0 = g_get_monotonic_time ();
   copy_pixels (input, &fetch, format, in_pixels,
-               o->border == CUDA_CONVOLVE_BORDER_WRAP ? GEGL_ABYSS_LOOP : GEGL_ABYSS_NONE,
+               o->border == CC_BORDER_WRAP ? GEGL_ABYSS_LOOP : GEGL_ABYSS_NONE,
                FALSE, whole);
   t1 = g_get_monotonic_time ();
 

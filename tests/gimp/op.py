@@ -169,6 +169,31 @@ def test_gegl_tool():
 
 from gi.repository import Gio  # noqa: E402
 
+def test_choices():
+    """The op's border and method choices are the public names, in the
+    engine's order (they are made from its tables), and the procedure takes
+    each of them."""
+    from gi.repository import Gegl, GObject
+    Gegl.init(None)
+    want = {"border": ["zero", "extend", "wrap", "mirror", "black", "white"],
+            "method": ["auto", "cpu", "basic", "constant", "tiled", "caching", "register",
+                       "separable", "fft"]}
+    specs = {p.name: p for p in Gegl.Operation.list_properties(OP)}
+    image, layer, px = new_image(9, 7, "RGB", "u8")
+    for prop, names in want.items():
+        spec = specs[prop]
+        got = [GObject.enum_to_string(spec.value_type, i)
+               for i in range(spec.enum_class.n_values)]
+        check(got == names, "the op's %s choices are %s: %s" % (prop, names, got))
+        for name in got:
+            if prop == "method" and name not in ("auto", "cpu"):
+                continue   # a GPU method is refused where there is none
+            status, values = run(image, [layer], **{prop: name})
+            check(status == Gimp.PDBStatusType.SUCCESS,
+                  "the procedure takes the op's %s '%s': %s" % (prop, name, values[0]))
+    image.delete()
+
+
 def test_fault():
     """CUDA_CONVOLVE_FAULT=cpu: the engine's CPU memory fails in GIMP's
     process; the op passes the input through and GIMP goes on."""
@@ -199,5 +224,6 @@ else:
     test_selection_and_offsets()
     test_append()
     test_invalid()
+    test_choices()
     test_gegl_tool()
     summary("GEGL operation")
