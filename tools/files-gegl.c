@@ -7,7 +7,7 @@
  * format GIMP's layer would have (linear or perceptual, its sample type,
  * the space of its profile), turned as file-open turns it by its Exif
  * orientation.  The engine then gets it as the GEGL operation gets a layer
- * (gegl/engine-format.h), so that the tool's result is the procedure's.
+ * (babl/engine-format.h), so that the tool's result is the procedure's.
  * Formats the engine has no model for (premultiplied alpha, CMYK) are
  * converted to straight-alpha RGB once, as GIMP converts them.
  *

@@ -1,8 +1,8 @@
 /* What the engine reads and writes for pixels of a babl format, and the
  * transfer tables that let it work in linear light on 8- and 16-bit
- * perceptual codes.  The procedure's pixel path and the GEGL operation
- * share these, so that both read the same codes the same way.  babl and
- * the engine only.
+ * perceptual codes.  The GEGL operation, the procedure's pixel path and
+ * the tool share these, so that all read the same codes the same way.
+ * babl and the engine only.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
