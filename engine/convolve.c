@@ -92,6 +92,25 @@ cc_border_map (int64_t i, int64_t n, CcBorder border)
   return cc_border_index (i, n, border_is_constant (border) ? CC_BORDER_ZERO : border);
 }
 
+bool
+cc_border_runs (int64_t first, int64_t count, int64_t n, CcBorder border, CcRowRun run,
+                void *data)
+{
+  for (int64_t k = 0; k < count;)
+    {
+      const int64_t from = cc_border_map (first + k, n, border);
+      int64_t rows = 1;
+
+      while (k + rows < count &&
+             cc_border_map (first + k + rows, n, border) == (from < 0 ? -1 : from + rows))
+        rows++;
+      if (!run (k, from, rows, data))
+        return false;
+      k += rows;
+    }
+  return true;
+}
+
 void
 cc_mask_normalize (CcMask *mask)
 {

@@ -204,6 +204,16 @@ CcStatus     cc_convolve             (CcContext       *ctx,
  * engine. */
 int64_t      cc_border_map           (int64_t i, int64_t n, CcBorder border);
 
+/* Rows first .. first + count - 1 of an image n rows tall under a border,
+ * as runs of consecutive source rows: run (at, from, rows, data) for each,
+ * in order, 'at' counted from 'first' and 'from' -1 for a run of ghost
+ * rows (the border's constant).  The one gathering of border-mapped rows
+ * for front ends that read their sources in pieces; false where 'run'
+ * returns false. */
+typedef bool (*CcRowRun) (int64_t at, int64_t from, int64_t rows, void *data);
+bool         cc_border_runs          (int64_t first, int64_t count, int64_t n,
+                                      CcBorder border, CcRowRun run, void *data);
+
 /* Whether a mask is one the engine takes (odd sizes to CC_MASK_MAX, finite
  * values and offset, a non-zero finite divisor), and if not why. */
 bool         cc_mask_check           (const CcMask *mask, char *message, size_t size);

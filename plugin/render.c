@@ -66,6 +66,28 @@ struct _RenderSource
  * row is zeros), runs of consecutive rows in one read.  Black and white
  * ghost rows are the engine's to add, as it does beside the columns read:
  * only real rows are read for those. */
+typedef struct
+{
+  GeglBuffer         *buffer;
+  const Babl         *format;
+  gint                x;
+  gint                width;
+  const RenderSource *src;
+} BandReads;
+
+/* One run of border-mapped rows; ghost rows stay as allocated: zeros. */
+static bool
+read_run (int64_t at, int64_t from, int64_t rows, void *data)
+{
+  const BandReads *r = data;
+
+  if (from >= 0)
+    gegl_buffer_get (r->buffer, GEGL_RECTANGLE (r->x, (gint) from, r->width, (gint) rows), 1.0,
+                     r->format, (guchar *) r->src->image.data + at * r->src->image.stride,
+                     r->src->image.stride, GEGL_ABYSS_NONE);
+  return true;
+}
+
 RenderSource *
 render_read (GimpDrawable *drawable, const GeglRectangle *out, const RenderSettings *s,
              GError **error)
@@ -77,7 +99,7 @@ render_read (GimpDrawable *drawable, const GeglRectangle *out, const RenderSetti
   const gint y0 = constant ? MAX (out->y - ry, 0) : out->y - ry;
   const gint rows = constant ? MIN (out->y + out->height + ry, dh) - y0 : out->height + 2 * ry;
   RenderSource *src;
-  GeglBuffer *buffer;
+  BandReads reads;
   gint x, width;
   CcType type;
 
@@ -115,22 +137,9 @@ render_read (GimpDrawable *drawable, const GeglRectangle *out, const RenderSetti
       return NULL;
     }
 
-  buffer = gimp_drawable_get_buffer (drawable);
-  for (gint r = 0; r < rows;)
-    {
-      const gint64 first = cc_border_map (y0 + r, dh, s->border);
-      gint n = 1;
-
-      while (r + n < rows && first >= 0 &&
-             cc_border_map (y0 + r + n, dh, s->border) == first + n)
-        n++;
-      if (first >= 0)   /* zero ghost rows stay as allocated: zeros */
-        gegl_buffer_get (buffer, GEGL_RECTANGLE (x, (gint) first, width, n), 1.0, format,
-                         (guchar *) src->image.data + (gsize) r * src->image.stride,
-                         src->image.stride, GEGL_ABYSS_NONE);
-      r += n;
-    }
-  g_object_unref (buffer);
+  reads = (BandReads) { gimp_drawable_get_buffer (drawable), format, x, width, src };
+  cc_border_runs (y0, rows, dh, s->border, read_run, &reads);
+  g_object_unref (reads.buffer);
   return src;
 }
 

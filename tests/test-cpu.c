@@ -60,6 +60,55 @@ test_border_index (void)
          "32-bit border index at INT_MIN");
 }
 
+/* cc_border_runs against cc_border_map row by row: the runs cover the rows
+ * in order, each maps to consecutive source rows (or all ghosts), and no
+ * two neighbours could have been one run. */
+typedef struct
+{
+  int64_t next;     /* the row the next run starts at */
+  int64_t map[32];  /* what the runs said of each row */
+  int64_t last_from, last_rows;
+  int     bad;
+} RunLog;
+
+static bool
+log_run (int64_t at, int64_t from, int64_t rows, void *data)
+{
+  RunLog *log = data;
+
+  log->bad += at != log->next || rows < 1 ||
+              (log->next > 0 && (from < 0 ? log->last_from < 0
+                                          : log->last_from >= 0 &&
+                                            from == log->last_from + log->last_rows));
+  for (int64_t r = 0; r < rows && at + r < 32; r++)
+    log->map[at + r] = from < 0 ? -1 : from + r;
+  log->next = at + rows;
+  log->last_from = from;
+  log->last_rows = rows;
+  return true;
+}
+
+static void
+test_border_runs (void)
+{
+  for (int b = 0; b < CC_BORDER_COUNT; b++)
+    for (int n = 1; n <= 5; n++)
+      for (int first = -9; first <= 7; first++)
+        for (int count = 1; count <= 20; count++)
+          {
+            RunLog log = { 0 };
+            int wrong = 0;
+
+            cc_border_runs (first, count, n, (CcBorder) b, log_run, &log);
+            for (int r = 0; r < count; r++)
+              wrong += log.map[r] != cc_border_map (first + r, n, (CcBorder) b);
+            CHECK (!log.bad && !wrong && log.next == count,
+                   "border %s, rows %d + %d of %d: %d rows mapped wrong, %d runs out of "
+                   "place or mergeable", cc_border_name ((CcBorder) b), first, count, n,
+                   wrong, log.bad);
+          }
+}
+
 static void
 test_half (void)
 {
@@ -579,6 +628,7 @@ main (void)
   printf ("device for auto: %s\n", cc_context_device_name (ctx));
 
   test_border_index ();
+  test_border_runs ();
   test_half ();
   test_normalize ();
   test_mask_text ();

@@ -256,6 +256,22 @@ add_times (CcResult *sum, const CcResult *r)
   sum->strips += r->strips;
 }
 
+typedef struct
+{
+  IoReader     *reader;
+  const CcImage *src;
+  char          error[1024];
+} RowReads;
+
+static bool
+read_run (int64_t at, int64_t from, int64_t rows, void *data)
+{
+  RowReads *r = data;
+
+  return io_reader_rows (r->reader, from, rows, (char *) r->src->data + at * r->src->stride,
+                         r->src->stride, r->error, sizeof r->error);
+}
+
 /* Reads source rows y0 - ry .. y1 + ry into 'src' as the border maps them,
  * so that the engine sees each strip as it would see the whole image; for
  * constant borders only the rows inside, the engine supplying the rest.
@@ -280,18 +296,12 @@ gather (Job *job, const Settings *s, int64_t y0, int64_t n, CcImage *src, int64_
     }
   src->height = n + 2 * ry;
   *out_y = ry;
-  for (int64_t k = 0; k < src->height;)
-    {
-      int64_t from = cc_border_map (y0 - ry + k, H, s->options.border), run = 1;
+  {
+    RowReads reads = { job->reader, src, "" };
 
-      while (k + run < src->height &&
-             cc_border_map (y0 - ry + k + run, H, s->options.border) == from + run)
-        run++;
-      if (!io_reader_rows (job->reader, from, run, (char *) src->data + k * src->stride,
-                           src->stride, error, sizeof error))
-        return job_fail (job, "%s", error);
-      k += run;
-    }
+    if (!cc_border_runs (y0 - ry, src->height, H, s->options.border, read_run, &reads))
+      return job_fail (job, "%s", reads.error);
+  }
   return true;
 }
 
