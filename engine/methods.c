@@ -20,15 +20,10 @@
 /* 'auto' tries the GPU methods by auto_order: first those whose taps
  * bounds hold the mask, then the same ignoring the bounds, then the last
  * resorts.  The bounds are in register's work (the mask's width class
- * times its height) and say where each method wins on 4096x4096 RGBA
- * (docs/performance.md): separable for rank-1 masks from 81 taps (9x9: its
- * one pass on RGBA, its two on 1 to 3 channels, beat or tie register
- * there; at 7x7 register wins on 1 and 3 channels), from 49 (7x7) where
- * its one pass takes the mask (7x7 RGBA Gaussian 0.154 ms against
- * register's 0.176; at 5x5 they tie, 0.155 and 0.152), register up to 16
- * rows of a 25-wide class (15x15 and under), fft beyond (from 17x17 it
- * wins on three and four channels; on one channel register still wins at
- * 17x17 and 19x19, by 0.06 and 0.02 ms, not from 21x21). */
+ * times its height) and say where each method wins on 4096x4096 RGBA:
+ * separable for rank-1 masks from 9x9 (from 7x7 where its one pass takes
+ * the mask), register to 15x15, fft beyond (docs/performance.md, "Why each
+ * choice", has the figures). */
 const CcMethodInfo cc_methods[CC_METHOD_COUNT] =
 {
   [CC_METHOD_AUTO] = {
