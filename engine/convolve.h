@@ -256,9 +256,54 @@ char        *cc_mask_format          (int width, int height, const double *value
  * CUDA_CONVOLVE_HOST_BUDGET (bytes, or 512M, 2G). */
 uint64_t     cc_host_budget          (void);
 
+/* Masks made from shapes (engine/mask-shape.c), each scaled to sum 1:
+ * gaussian (three standard deviations at the radius), disc, polygon (an
+ * aperture of 'blades' straight sides, turned by 'angle'), ring (its hole
+ * 'inner' x radius), box (a square 2 x radius + 1 wide), motion (a line
+ * 2 x radius + 1 long at 'angle').  Each cell weighs the area of the shape
+ * over it, so a slider moved a little moves the mask a little.  Angles are
+ * degrees, counter-clockwise as seen; angle 0 puts a polygon's corner at
+ * the top and a motion line across. */
+typedef enum
+{
+  CC_SHAPE_MATRIX,     /* no shape: the matrix (or a preset) */
+  CC_SHAPE_GAUSSIAN,
+  CC_SHAPE_DISC,
+  CC_SHAPE_POLYGON,
+  CC_SHAPE_RING,
+  CC_SHAPE_BOX,
+  CC_SHAPE_MOTION,
+  CC_SHAPE_COUNT
+} CcShape;
+
+#define CC_SHAPE_RADIUS_MIN 0.5
+#define CC_SHAPE_RADIUS_MAX 511.0
+#define CC_SHAPE_BLADES_MIN 3
+#define CC_SHAPE_BLADES_MAX 12
+#define CC_SHAPE_INNER_MAX  0.95
+
+typedef struct
+{
+  CcShape shape;
+  double  radius;   /* pixels */
+  double  angle;    /* degrees (polygon, motion) */
+  int     blades;   /* polygon */
+  double  inner;    /* ring: the hole's radius over the radius */
+} CcShapeSpec;
+
+const char  *cc_shape_name           (CcShape shape);
+bool         cc_shape_from_name      (const char *name, CcShape *shape);
+const char  *cc_shape_names          (void);
+/* The shape's mask, its values malloc'd into *values (free them), divisor
+ * 1 and offset 0; or false and why (a value out of range, a mask larger
+ * than CC_MASK_MAX). */
+bool         cc_mask_shape           (const CcShapeSpec *spec, CcMask *mask, double **values,
+                                      char *message, size_t size);
+
 /* A mask as a front end is given it, a preset aside (presets/ finds those):
- * its text form, or width x height values (none: the identity of that
- * size), with the divisor, the offset and GIMP's normalize rule. */
+ * a shape, or its text form, or width x height values (none: the identity
+ * of that size), with the divisor, the offset and GIMP's normalize rule
+ * (which a shape, scaled to sum 1, does without). */
 typedef struct
 {
   const char   *text;        /* the text form; NULL: the values */
@@ -269,6 +314,7 @@ typedef struct
   double        divisor;
   double        offset;
   bool          normalize;
+  CcShapeSpec   shape;       /* CC_SHAPE_MATRIX (0): the text or the values */
 } CcMaskSource;
 
 /* The one resolution of a mask for every front end: the mask, normalize

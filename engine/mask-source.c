@@ -20,6 +20,8 @@ cc_mask_resolve (const CcMaskSource *source, CcMask *mask, double **values,
   const size_t n = (size_t) source->width * source->height;
 
   *values = NULL;
+  if (source->shape.shape != CC_SHAPE_MATRIX)
+    return cc_mask_shape (&source->shape, mask, values, message, size);
   if (source->text)
     {
       if (!cc_mask_parse (source->text, &mask->width, &mask->height, values, message, size))

@@ -224,18 +224,18 @@ test_mask_resolve (void)
     CcMaskSource source;
     const char *word;   /* NULL: taken */
   } refused[] = {
-    { { NULL, box, 9, 4, 3, 1.0, 0.0, false }, "odd" },
-    { { NULL, box, 9, 129, 1, 1.0, 0.0, false }, "odd" },
-    { { NULL, box, 8, 3, 3, 1.0, 0.0, false }, "8 values" },
-    { { NULL, nan3, 3, 3, 1, 1.0, 0.0, false }, "finite" },
-    { { NULL, box, 9, 3, 3, 0.0, 0.0, false }, "divisor" },
-    { { NULL, box, 9, 3, 3, 1.0, INFINITY, false }, "offset" },
-    { { "1,2;3,4", NULL, 0, 0, 0, 1.0, 0.0, false }, "odd" },
-    { { "1,x,1", NULL, 0, 0, 0, 1.0, 0.0, false }, "number" },
+    { { NULL, box, 9, 4, 3, 1.0, 0.0, false, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } }, "odd" },
+    { { NULL, box, 9, 129, 1, 1.0, 0.0, false, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } }, "odd" },
+    { { NULL, box, 8, 3, 3, 1.0, 0.0, false, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } }, "8 values" },
+    { { NULL, nan3, 3, 3, 1, 1.0, 0.0, false, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } }, "finite" },
+    { { NULL, box, 9, 3, 3, 0.0, 0.0, false, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } }, "divisor" },
+    { { NULL, box, 9, 3, 3, 1.0, INFINITY, false, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } }, "offset" },
+    { { "1,2;3,4", NULL, 0, 0, 0, 1.0, 0.0, false, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } }, "odd" },
+    { { "1,x,1", NULL, 0, 0, 0, 1.0, 0.0, false, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } }, "number" },
   };
-  CcMaskSource identity = { NULL, NULL, 0, 5, 3, 1.0, 0.0, false };
-  CcMaskSource text = { "1,2,1", NULL, 0, 0, 0, 0.0, 0.0, true };
-  CcMaskSource values = { NULL, box, 9, 3, 3, 0.0, 0.25, true };
+  CcMaskSource identity = { NULL, NULL, 0, 5, 3, 1.0, 0.0, false, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } };
+  CcMaskSource text = { "1,2,1", NULL, 0, 0, 0, 0.0, 0.0, true, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } };
+  CcMaskSource values = { NULL, box, 9, 3, 3, 0.0, 0.25, true, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } };
   char msg[256];
   double *v;
   CcMask m;
@@ -258,6 +258,254 @@ test_mask_resolve (void)
       CHECK (!cc_mask_resolve (&refused[i].source, &m, &v, msg, sizeof msg) && !v &&
              strstr (msg, refused[i].word),
              "refused with '%s': %s", refused[i].word, msg);
+    }
+}
+
+/* ---- Shapes: each against its cell coverage computed here, by sampling
+ * the shape's definition written again (not the engine's areas). */
+
+static double
+shape_at (const CcShapeSpec *s, double x, double y)
+{
+  const double r = s->radius, t = s->angle * M_PI / 180.0;
+
+  switch (s->shape)
+    {
+    case CC_SHAPE_GAUSSIAN:
+      {
+        const double sigma = r / 3.0;
+
+        return fabs (x) <= r && fabs (y) <= r
+               ? exp (-(x * x + y * y) / (2 * sigma * sigma)) : 0.0;
+      }
+    case CC_SHAPE_DISC:
+      return x * x + y * y <= r * r;
+    case CC_SHAPE_RING:
+      return x * x + y * y <= r * r && x * x + y * y > s->inner * s->inner * r * r;
+    case CC_SHAPE_BOX:
+      return fabs (x) <= r + 0.5 && fabs (y) <= r + 0.5;
+    case CC_SHAPE_MOTION:
+      return fabs (x * cos (t) - y * sin (t)) <= r + 0.5 &&
+             fabs (x * sin (t) + y * cos (t)) <= 0.5;
+    case CC_SHAPE_POLYGON:
+      /* Inside every side: each side's normal points between two corners,
+       * a corner at the top for angle 0. */
+      for (int k = 0; k < s->blades; k++)
+        {
+          const double b = t + M_PI / 2 + (2 * k + 1) * M_PI / s->blades;
+
+          if (x * cos (b) - y * sin (b) > r * cos (M_PI / s->blades))
+            return 0.0;
+        }
+      return 1.0;
+    default:
+      return 0.0;
+    }
+}
+
+/* The mask sampled at n x n points a cell, of the size the engine chose,
+ * scaled to sum 1; the raw sum (the shape's area, in cells) in *area. */
+static double *
+sampled_shape (const CcShapeSpec *s, int w, int h, int n, double *area)
+{
+  double *m = calloc ((size_t) w * h, sizeof (double)), sum = 0.0;
+
+  for (int j = 0; j < h; j++)
+    for (int i = 0; i < w; i++)
+      {
+        double v = 0.0;
+
+        for (int b = 0; b < n; b++)
+          for (int a = 0; a < n; a++)
+            v += shape_at (s, i - w / 2 - 0.5 + (a + 0.5) / n, j - h / 2 - 0.5 + (b + 0.5) / n);
+        sum += m[j * w + i] = v / (n * n);
+      }
+  for (int k = 0; k < w * h; k++)
+    m[k] /= sum;
+  *area = sum;
+  return m;
+}
+
+static void
+test_shapes (void)
+{
+  static const CcShapeSpec cases[] = {
+    { CC_SHAPE_GAUSSIAN, 4.0, 0, 0, 0 }, { CC_SHAPE_GAUSSIAN, 10.3, 0, 0, 0 },
+    { CC_SHAPE_DISC, 0.5, 0, 0, 0 }, { CC_SHAPE_DISC, 3.7, 0, 0, 0 },
+    { CC_SHAPE_DISC, 12.0, 0, 0, 0 },
+    { CC_SHAPE_POLYGON, 6.0, 0, 6, 0 }, { CC_SHAPE_POLYGON, 9.4, 17.0, 5, 0 },
+    { CC_SHAPE_POLYGON, 5.0, 45.0, 3, 0 }, { CC_SHAPE_POLYGON, 7.5, -30.0, 12, 0 },
+    { CC_SHAPE_RING, 8.0, 0, 0, 0.5 }, { CC_SHAPE_RING, 6.3, 0, 0, 0.9 },
+    { CC_SHAPE_BOX, 2.0, 0, 0, 0 }, { CC_SHAPE_BOX, 3.25, 0, 0, 0 },
+    { CC_SHAPE_MOTION, 7.0, 0, 0, 0 }, { CC_SHAPE_MOTION, 9.0, 30.0, 0, 0 },
+    { CC_SHAPE_MOTION, 5.5, 90.0, 0, 0 }, { CC_SHAPE_MOTION, 8.0, 135.0, 0, 0 },
+  };
+  char msg[256];
+
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    {
+      const CcShapeSpec *s = &cases[c];
+      double *v, *want, area, sum = 0.0, worst = 0.0;
+      CcMask m;
+
+      if (!CHECK (cc_mask_shape (s, &m, &v, msg, sizeof msg), "%s radius %g: %s",
+                  cc_shape_name (s->shape), s->radius, msg))
+        continue;
+      want = sampled_shape (s, m.width, m.height, 128, &area);
+      for (int k = 0; k < m.width * m.height; k++)
+        {
+          sum += v[k];
+          worst = fmax (worst, fabs (v[k] - want[k]) * area);
+        }
+      /* Sampling finds an edge within 1/128 of a cell along its crossing
+       * (at most about 1.5 cells long), which bounds a cell's error. */
+      CHECK (fabs (sum - 1.0) < 1e-12 && m.divisor == 1.0 && m.offset == 0.0 &&
+             (m.width & 1) && (m.height & 1) &&
+             worst < (s->shape == CC_SHAPE_GAUSSIAN ? 1e-3 : 0.012),
+             "%s radius %g, angle %g: %dx%d, sum %.15g, worst cell %.4f of a cell's "
+             "coverage off the sampled one", cc_shape_name (s->shape), s->radius, s->angle,
+             m.width, m.height, sum, worst);
+      /* The shape reaches the mask's edges (on one side at least: a
+       * triangle is not symmetric about the centre), so the mask is no
+       * larger than it needs. */
+      {
+        double columns = 0.0, rows = 0.0;
+
+        for (int j = 0; j < m.height; j++)
+          columns = fmax (columns, fmax (v[j * m.width], v[j * m.width + m.width - 1]));
+        for (int i = 0; i < m.width; i++)
+          rows = fmax (rows, fmax (v[i], v[(m.height - 1) * m.width + i]));
+        CHECK (columns > 0.0 && rows > 0.0, "%s radius %g: empty edge rows or columns",
+               cc_shape_name (s->shape), s->radius);
+      }
+      free (v);
+      free (want);
+    }
+  /* A box of whole radius is an exact box. */
+  {
+    const CcShapeSpec box = { CC_SHAPE_BOX, 2.0, 0, 0, 0 };
+    double *v;
+    CcMask m;
+    bool flat = cc_mask_shape (&box, &m, &v, msg, sizeof msg) && m.width == 5;
+
+    for (int k = 0; flat && k < 25; k++)
+      flat = fabs (v[k] - 1.0 / 25) < 1e-15;
+    CHECK (flat, "box radius 2: a flat 5x5");
+    free (v);
+  }
+}
+
+/* The shape's area in cells, by its formula (a Gaussian: NAN, scaled by
+ * its largest cell instead). */
+static double
+shape_area (const CcShapeSpec *s)
+{
+  const double r = s->radius;
+
+  switch (s->shape)
+    {
+    case CC_SHAPE_DISC:    return M_PI * r * r;
+    case CC_SHAPE_RING:    return M_PI * r * r * (1.0 - s->inner * s->inner);
+    case CC_SHAPE_BOX:     return (2 * r + 1) * (2 * r + 1);
+    case CC_SHAPE_MOTION:  return 2 * r + 1;
+    case CC_SHAPE_POLYGON: return 0.5 * s->blades * r * r * sin (2 * M_PI / s->blades);
+    default:               return NAN;
+    }
+}
+
+/* A slider moved by 0.1 px (or 0.5 degrees) changes each cell's coverage
+ * by at most what the edges crossing it sweep (a corner cell has two:
+ * 0.1 x 2 and a little), and the mask grows by cells that start empty. */
+static void
+test_shape_steps (void)
+{
+  static const CcShapeSpec shapes[] = {
+    { CC_SHAPE_GAUSSIAN, 0, 0, 0, 0 }, { CC_SHAPE_DISC, 0, 0, 0, 0 },
+    { CC_SHAPE_POLYGON, 0, 10.0, 7, 0 }, { CC_SHAPE_RING, 0, 0, 0, 0.6 },
+    { CC_SHAPE_BOX, 0, 0, 0, 0 }, { CC_SHAPE_MOTION, 0, 20.0, 0, 0 },
+  };
+  char msg[256];
+
+  for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++)
+    for (int turn = 0; turn < 2; turn++)
+      {
+        double worst = 0.0, at = 0.0;
+
+        for (int step = 10; step < 150; step++)
+          {
+            CcShapeSpec a = shapes[c], b = shapes[c];
+            double *va, *vb, sa, sb;
+            CcMask ka, kb;
+
+            a.radius = b.radius = step / 10.0;
+            if (turn)
+              b.angle += 0.5;
+            else
+              b.radius += 0.1;
+            if (!cc_mask_shape (&a, &ka, &va, msg, sizeof msg) ||
+                !cc_mask_shape (&b, &kb, &vb, msg, sizeof msg))
+              {
+                CHECK (false, "%s: %s", cc_shape_name (a.shape), msg);
+                break;
+              }
+            sa = shape_area (&a);
+            sb = shape_area (&b);
+            if (isnan (sa))
+              {
+                sa = 1.0 / va[ka.height / 2 * ka.width + ka.width / 2];
+                sb = 1.0 / vb[kb.height / 2 * kb.width + kb.width / 2];
+              }
+            /* b's cells, a's centred in them (a is never the larger). */
+            for (int j = 0; j < kb.height; j++)
+              for (int i = 0; i < kb.width; i++)
+                {
+                  const int ai = i - (kb.width - ka.width) / 2;
+                  const int aj = j - (kb.height - ka.height) / 2;
+                  const double x = ai >= 0 && ai < ka.width && aj >= 0 && aj < ka.height
+                                   ? va[aj * ka.width + ai] * sa : 0.0;
+                  const double d = fabs (vb[j * kb.width + i] * sb - x);
+
+                  if (d > worst)
+                    {
+                      worst = d;
+                      at = a.radius;
+                    }
+                }
+            free (va);
+            free (vb);
+          }
+        CHECK (worst < 0.22, "%s, %s: a cell's coverage moved by %.3f at radius %.1f",
+               cc_shape_name (shapes[c].shape), turn ? "0.5 degrees" : "0.1 px", worst, at);
+      }
+}
+
+static void
+test_shape_errors (void)
+{
+  static const struct
+  {
+    CcShapeSpec spec;
+    const char *word;
+  } bad[] = {
+    { { CC_SHAPE_DISC, 0.0, 0, 0, 0 }, "radius" },
+    { { CC_SHAPE_DISC, 600.0, 0, 0, 0 }, "radius" },
+    { { CC_SHAPE_DISC, NAN, 0, 0, 0 }, "radius" },
+    { { CC_SHAPE_POLYGON, 5.0, 0, 2, 0 }, "blades" },
+    { { CC_SHAPE_POLYGON, 5.0, 0, 13, 0 }, "blades" },
+    { { CC_SHAPE_RING, 5.0, 0, 0, 0.96 }, "inner" },
+    { { CC_SHAPE_MOTION, 5.0, INFINITY, 0, 0 }, "angle" },
+    { { CC_SHAPE_DISC, 64.0, 0, 0, 0 }, "masks go to" },
+  };
+  char msg[256];
+  double *v;
+  CcMask m;
+
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    {
+      msg[0] = '\0';
+      CHECK (!cc_mask_shape (&bad[i].spec, &m, &v, msg, sizeof msg) && !v &&
+             strstr (msg, bad[i].word), "%s refused with '%s': %s",
+             cc_shape_name (bad[i].spec.shape), bad[i].word, msg);
     }
 }
 
@@ -633,6 +881,9 @@ main (void)
   test_normalize ();
   test_mask_text ();
   test_mask_resolve ();
+  test_shapes ();
+  test_shape_steps ();
+  test_shape_errors ();
   test_names ();
   test_bytes ();
   test_transfer ();

@@ -133,6 +133,22 @@ expect 0 --matrix @"$tmp/m127.txt" --normalize "$tmp/c8.ppm" "$tmp/m-file.ppm" &
 "$tool" --matrix - --normalize "$tmp/c8.ppm" "$tmp/m-stdin.ppm" <"$tmp/m127.txt" &&
   same "$tmp/m-inline.ppm" "$tmp/m-stdin.ppm" || fail "--matrix - from standard input"
 
+# Shapes: the printed mask sums to 1 and gives, as a --matrix, what the
+# shape gives; every shape runs.
+for shape in "gaussian --radius 2.5" "disc --radius 3" "polygon --radius 4 --blades 5 --angle 10" \
+             "ring --radius 4 --inner 0.4" "box --radius 1.5" "motion --radius 3 --angle 30"; do
+  # shellcheck disable=SC2086
+  if expect 0 --shape $shape --print-matrix; then
+    cp "$tmp/out.txt" "$tmp/shape.txt"
+    sum=$(tr ',;' '\n\n' <"$tmp/shape.txt" | awk '{ s += $1 } END { printf "%.9f", s }')
+    [ "$sum" = "1.000000000" ] || fail "--shape $shape: the mask sums to $sum"
+    # shellcheck disable=SC2086
+    expect 0 --shape $shape "$tmp/c8.ppm" "$tmp/shape.ppm" &&
+    expect 0 --matrix @"$tmp/shape.txt" "$tmp/c8.ppm" "$tmp/shape-matrix.ppm" &&
+      same "$tmp/shape.ppm" "$tmp/shape-matrix.ppm"
+  fi
+done
+
 # Where the GPU runs register, --verbose names the kernels: the 3x3 one.
 if "$tool" --verbose --method register $box "$tmp/rgba.pam" "$tmp/reg.pam" >"$tmp/v.txt" 2>&1; then
   grep -q '^kernels: register 3x3$' "$tmp/v.txt" || fail "--verbose kernels: $(cat "$tmp/v.txt")"
@@ -167,6 +183,18 @@ expect 2 --matrix "1,2" "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --matrix "1,x,1" "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --matrix "1,1,1;1,1" "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --matrix @"$tmp/no-such-mask.txt" "$tmp/g8.pgm" "$tmp/x.pgm"
+expect 2 --shape star "$tmp/g8.pgm" "$tmp/x.pgm"
+expect 2 --shape disc --radius 0 "$tmp/g8.pgm" "$tmp/x.pgm" && grep -q radius "$tmp/err.txt" ||
+  fail "radius 0: $(cat "$tmp/err.txt")"
+expect 2 --shape polygon --blades 2 "$tmp/g8.pgm" "$tmp/x.pgm" && grep -q blades "$tmp/err.txt" ||
+  fail "blades 2: $(cat "$tmp/err.txt")"
+expect 2 --shape polygon --blades 4.5 "$tmp/g8.pgm" "$tmp/x.pgm"
+expect 2 --shape ring --inner 0.99 "$tmp/g8.pgm" "$tmp/x.pgm"
+expect 2 --shape disc --radius 64 "$tmp/g8.pgm" "$tmp/x.pgm"
+expect 2 --radius 3 "$tmp/g8.pgm" "$tmp/x.pgm"
+expect 2 --shape disc --matrix 1 "$tmp/g8.pgm" "$tmp/x.pgm"
+expect 2 --shape disc --print-matrix "$tmp/g8.pgm"
+[ -e "$tmp/x.pgm" ] && fail "a refused shape wrote an output"
 expect 2 --matrix @"$tmp/c8.ppm" "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --divisor 0 "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --offset nan "$tmp/g8.pgm" "$tmp/x.pgm"

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,6 +45,19 @@ static const char usage[] =
   "  --divisor X           divide the weighted sum by X (default 1)\n"
   "  --offset X            then add X, in the 0..1 scale (default 0)\n"
   "  --normalize           divisor and offset from the mask's sum (GIMP's rule)\n"
+  "  --shape NAME          the mask made from a shape, scaled to sum 1 (not with\n"
+  "                        --preset, --matrix, --divisor, --offset, --normalize):\n"
+  "                        gaussian (three standard deviations at the radius),\n"
+  "                        disc, polygon, ring, box (2 x radius + 1 wide) or\n"
+  "                        motion (a line 2 x radius + 1 long)\n"
+  "  --radius R            its radius in pixels, 0.5 to 511 (default 5)\n"
+  "  --angle DEG           polygon and motion: turned counter-clockwise (default 0:\n"
+  "                        a corner at the top, a line across)\n"
+  "  --blades N            polygon: 3 to 12 sides (default 6)\n"
+  "  --inner F             ring: the hole's radius over the radius, 0 to 0.95\n"
+  "                        (default 0.5)\n"
+  "  --print-matrix        print the mask's values in the text form --matrix takes\n"
+  "                        and stop (the divisor and offset are not part of it)\n"
   "  --border MODE         zero, extend, wrap, mirror, black or white (default\n"
   "                        extend); GEGL's none, clamp and loop name zero, extend\n"
   "                        and wrap\n"
@@ -150,6 +164,16 @@ read_matrix_text (const char *arg, char *error, size_t size)
   if (text)
     text[n] = '\0';
   return text;
+}
+
+/* An option's long name, for messages. */
+static const char *
+longopts_name (const struct option *options, int value)
+{
+  for (; options->name; options++)
+    if (options->val == value)
+      return options->name;
+  return "?";
 }
 
 static bool
@@ -306,7 +330,8 @@ main (int argc, char **argv)
 {
   enum { OPT_MATRIX = 256, OPT_DIVISOR, OPT_OFFSET, OPT_NORMALIZE, OPT_BORDER,
          OPT_METHOD, OPT_PERCEPTUAL, OPT_CHANNELS, OPT_NO_CLAMP, OPT_NO_WEIGHT,
-         OPT_KEEP_ALPHA, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_PRESET, OPT_LIST_PRESETS };
+         OPT_KEEP_ALPHA, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_PRESET, OPT_LIST_PRESETS,
+         OPT_SHAPE, OPT_RADIUS, OPT_ANGLE, OPT_BLADES, OPT_INNER, OPT_PRINT_MATRIX };
   static const struct option longopts[] = {
     { "output-dir",         required_argument, NULL, 'o' },
     { "preset",             required_argument, NULL, OPT_PRESET },
@@ -315,6 +340,12 @@ main (int argc, char **argv)
     { "divisor",            required_argument, NULL, OPT_DIVISOR },
     { "offset",             required_argument, NULL, OPT_OFFSET },
     { "normalize",          no_argument,       NULL, OPT_NORMALIZE },
+    { "shape",              required_argument, NULL, OPT_SHAPE },
+    { "radius",             required_argument, NULL, OPT_RADIUS },
+    { "angle",              required_argument, NULL, OPT_ANGLE },
+    { "blades",             required_argument, NULL, OPT_BLADES },
+    { "inner",              required_argument, NULL, OPT_INNER },
+    { "print-matrix",       no_argument,       NULL, OPT_PRINT_MATRIX },
     { "border",             required_argument, NULL, OPT_BORDER },
     { "method",             required_argument, NULL, OPT_METHOD },
     { "perceptual",         no_argument,       NULL, OPT_PERCEPTUAL },
@@ -331,6 +362,10 @@ main (int argc, char **argv)
   const char *matrix = NULL, *preset = NULL, *dir = NULL;
   double divisor = 1.0, offset = 0.0;
   bool normalize = false, divisor_given = false, offset_given = false, need_files = false;
+  bool print_matrix = false;
+  const char *shape_option = NULL;   /* the first of --radius, --angle, ... given */
+  CcShapeSpec shape = { CC_SHAPE_MATRIX, 5.0, 0.0, 6, 0.5 };
+  double number;
   double *values = NULL;
   char error[1024];
   Job *jobs;
@@ -357,6 +392,29 @@ main (int argc, char **argv)
                       optarg);
         break;
       case OPT_VERBOSE:    s.verbose = true; break;
+      case OPT_PRINT_MATRIX: print_matrix = true; break;
+      case OPT_SHAPE:
+        if (!cc_shape_from_name (optarg, &shape.shape))
+          return die (2, "--shape: '%s' is not one of %s", optarg, cc_shape_names ());
+        break;
+      case OPT_RADIUS:
+      case OPT_ANGLE:
+      case OPT_BLADES:
+      case OPT_INNER:
+        if (!parse_number (optarg, &number) ||
+            (opt == OPT_BLADES && number != floor (number)))
+          return die (2, "--%s: '%s' is not a%s number", longopts_name (longopts, opt), optarg,
+                      opt == OPT_BLADES ? " whole" : "");
+        if (opt == OPT_RADIUS)
+          shape.radius = number;
+        else if (opt == OPT_ANGLE)
+          shape.angle = number;
+        else if (opt == OPT_BLADES)
+          shape.blades = number > INT_MAX ? INT_MAX : number < INT_MIN ? INT_MIN : (int) number;
+        else
+          shape.inner = number;
+        shape_option = shape_option ? shape_option : longopts_name (longopts, opt);
+        break;
       case OPT_DIVISOR:
         if (!parse_number (optarg, &divisor) || divisor == 0.0)
           return die (2, "--divisor: '%s' is not a non-zero number", optarg);
@@ -395,12 +453,12 @@ main (int argc, char **argv)
       default:
         return die (2, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
       }
-  n_jobs = argc - optind;
-  if (dir ? n_jobs < 1 : n_jobs != 2)
-    return die (2, dir ? "expected at least one input file (see --help)"
-                       : "expected IN and OUT file names, or IN... -o DIR (see --help)");
-  if (dir && !is_directory (dir) && mkdir (dir, 0777) != 0)
-    return die (2, "-o %s: %s", dir, strerror (errno));
+  if (shape.shape != CC_SHAPE_MATRIX && (preset || matrix || divisor_given || offset_given ||
+                                         normalize))
+    return die (2, "--shape makes the mask, scaled to sum 1: leave out --preset, --matrix, "
+                "--divisor, --offset and --normalize");
+  if (shape.shape == CC_SHAPE_MATRIX && shape_option)
+    return die (2, "--%s is a shape's: give --shape too", shape_option);
   if (preset && (matrix || divisor_given || offset_given || normalize))
     return die (2, "--preset supplies the mask, divisor and offset: leave out --matrix, "
                 "--divisor, --offset and --normalize");
@@ -418,13 +476,35 @@ main (int argc, char **argv)
       if (matrix && !text && (matrix[0] == '@' || strcmp (matrix, "-") == 0))
         return die (2, "--matrix %s: %s", matrix, error);
       const CcMaskSource source = { text ? text : matrix ? matrix : "0,0,0;0,1,0;0,0,0",
-                                    NULL, 0, 0, 0, divisor, offset, normalize };
+                                    NULL, 0, 0, 0, divisor, offset, normalize, shape };
 
       parsed = cc_mask_resolve (&source, &s.mask, &values, error, sizeof error);
       free (text);
       if (!parsed)
-        return die (2, "%s: %s", matrix ? "--matrix" : "the mask", error);
+        return die (2, "%s: %s", shape.shape != CC_SHAPE_MATRIX ? "--shape"
+                                 : matrix ? "--matrix" : "the mask", error);
     }
+  if (print_matrix)
+    {
+      char *text = cc_mask_format (s.mask.width, s.mask.height, s.mask.values);
+
+      if (optind != argc)
+        status = die (2, "--print-matrix takes no files");
+      else if (!text)
+        status = die (1, "out of memory");
+      else
+        status = printf ("%s\n", text) < 0 ? 1 : 0;
+      free (text);
+      free (values);
+      return status;
+    }
+
+  n_jobs = argc - optind;
+  if (dir ? n_jobs < 1 : n_jobs != 2)
+    return die (2, dir ? "expected at least one input file (see --help)"
+                       : "expected IN and OUT file names, or IN... -o DIR (see --help)");
+  if (dir && !is_directory (dir) && mkdir (dir, 0777) != 0)
+    return die (2, "-o %s: %s", dir, strerror (errno));
 
   if (!dir)
     n_jobs = 1;
