@@ -51,6 +51,24 @@
 
 typedef CcBorder CudaConvolveBorder;
 typedef CcMethod CudaConvolveMethod;
+typedef CcShape  CudaConvolveShape;
+
+static GType
+cuda_convolve_shape_get_type (void)
+{
+  static gsize type = 0;
+
+  if (g_once_init_enter (&type))
+    {
+      GEnumValue *values = g_new0 (GEnumValue, CC_SHAPE_COUNT + 1);
+
+      for (gint s = 0; s < CC_SHAPE_COUNT; s++)
+        values[s] = (GEnumValue) { s, cc_shape_name ((CcShape) s),
+                                   cc_shape_name ((CcShape) s) };
+      g_once_init_leave (&type, g_enum_register_static ("CudaConvolveShape", values));
+    }
+  return type;
+}
 
 static GType
 cuda_convolve_border_get_type (void)
@@ -86,28 +104,62 @@ cuda_convolve_method_get_type (void)
 }
 #endif
 
+property_enum (shape, "Shape", CudaConvolveShape, cuda_convolve_shape, CC_SHAPE_MATRIX)
+  description ("matrix: the matrix or preset below; else a mask made from a shape, "
+               "scaled to sum 1, each cell weighing the area of the shape over it")
+
+property_double (radius, "Radius", 5.0)
+  description ("The shape's radius (a box is 2 x radius + 1 wide, a motion line as "
+               "long); masks go to 127x127 for now")
+  value_range (CC_SHAPE_RADIUS_MIN, CC_SHAPE_RADIUS_MAX)
+  ui_range (0.5, 63.0)
+  ui_meta ("unit", "pixel-distance")
+  ui_meta ("visible", "! shape {matrix}")
+
+property_double (angle, "Angle", 0.0)
+  description ("Turned counter-clockwise: 0 puts a polygon's corner at the top, a "
+               "motion line across")
+  value_range (-360.0, 360.0)
+  ui_meta ("unit", "degree")
+  ui_meta ("visible", "shape {polygon, motion}")
+
+property_int (blades, "Blades", 6)
+  description ("The polygon's sides")
+  value_range (CC_SHAPE_BLADES_MIN, CC_SHAPE_BLADES_MAX)
+  ui_meta ("visible", "shape {polygon}")
+
+property_double (inner, "Inner", 0.5)
+  description ("The ring's hole, over its radius")
+  value_range (0.0, CC_SHAPE_INNER_MAX)
+  ui_meta ("visible", "shape {ring}")
+
 property_string (preset, "Preset", "")
   description ("A preset id (plug-in-cuda-convolve-presets lists them); it supplies "
                "the matrix, divisor and offset, and normalize is ignored")
+  ui_meta ("visible", "shape {matrix}")
 
 property_string (matrix, "Matrix", "0,0,0;0,1,0;0,0,0")
   description ("The mask: rows separated by ';', values by ',', odd sizes up to "
                "127x127, e.g. \"0,1,0;1,-4,1;0,1,0\"")
+  ui_meta ("visible", "shape {matrix}")
 
 property_double (divisor, "Divisor", 1.0)
   description ("The weighted sum is divided by this")
   value_range (-G_MAXDOUBLE, G_MAXDOUBLE)
   ui_range (-1000.0, 1000.0)
   ui_meta ("sensitive", "! normalize")
+  ui_meta ("visible", "shape {matrix}")
 
 property_double (offset, "Offset", 0.0)
   description ("Then this is added, in the 0..1 scale")
   value_range (-G_MAXDOUBLE, G_MAXDOUBLE)
   ui_range (-1.0, 1.0)
   ui_meta ("sensitive", "! normalize")
+  ui_meta ("visible", "shape {matrix}")
 
 property_boolean (normalize, "Normalize", FALSE)
   description ("Divisor and offset from the mask's sum (GIMP's rule)")
+  ui_meta ("visible", "shape {matrix}")
 
 property_enum (border, "Border", CudaConvolveBorder, cuda_convolve_border,
                CC_BORDER_EXTEND)
@@ -177,6 +229,7 @@ property_string (report, "Report", "")
 typedef struct
 {
   OpSettings *mask;
+  CcShapeSpec shape;
   gchar      *preset;
   gchar      *matrix;
   gdouble     divisor;
@@ -302,18 +355,26 @@ state_for (GeglProperties *o)
 {
   State *old = o->user_data, *state;
 
+  const CcShapeSpec shape = { o->shape, o->radius, o->angle, o->blades, o->inner };
+
   if (old && g_strcmp0 (old->preset, o->preset) == 0 &&
       g_strcmp0 (old->matrix, o->matrix) == 0 && old->divisor == o->divisor &&
       old->offset == o->offset && old->normalize == o->normalize &&
+      old->shape.shape == shape.shape && old->shape.radius == shape.radius &&
+      old->shape.angle == shape.angle && old->shape.blades == shape.blades &&
+      old->shape.inner == shape.inner &&
       g_strcmp0 (old->report_path, o->report) == 0)
     return old;
   state = g_new0 (State, 1);
   /* A change of divisor, offset, normalize or report alone keeps the
    * parsed matrix: a script sets properties one at a time, and GIMP
    * prepares the operation again after each. */
-  state->mask = op_settings_new (o->preset, o->matrix, o->divisor, o->offset, o->normalize,
+  state->mask = op_settings_new (&shape, o->preset, o->matrix, o->divisor, o->offset,
+                                 o->normalize,
                                  old && !(o->preset && *o->preset) &&
+                                 old->shape.shape == CC_SHAPE_MATRIX &&
                                  g_strcmp0 (old->matrix, o->matrix) == 0 ? old->mask : NULL);
+  state->shape = shape;
   state->preset = g_strdup (o->preset);
   state->matrix = g_strdup (o->matrix);
   state->divisor = o->divisor;

@@ -22,13 +22,14 @@ invalid (OpSettings *s, gchar *message)
 }
 
 OpSettings *
-op_settings_new (const gchar *preset, const gchar *matrix, gdouble divisor, gdouble offset,
-                 gboolean normalize, const OpSettings *same_matrix)
+op_settings_new (const CcShapeSpec *shape, const gchar *preset, const gchar *matrix,
+                 gdouble divisor, gdouble offset, gboolean normalize,
+                 const OpSettings *same_matrix)
 {
   OpSettings *s = g_new0 (OpSettings, 1);
   CcMask m;
 
-  if (preset && *preset)
+  if (shape->shape == CC_SHAPE_MATRIX && preset && *preset)
     {
       GError *error = NULL;
 
@@ -49,7 +50,7 @@ op_settings_new (const gchar *preset, const gchar *matrix, gdouble divisor, gdou
         kept ? NULL : matrix ? matrix : "", kept ? same_matrix->values : NULL,
         kept ? (gsize) same_matrix->width * same_matrix->height : 0,
         kept ? same_matrix->width : 0, kept ? same_matrix->height : 0,
-        divisor, offset, normalize };
+        divisor, offset, normalize, *shape };
       double *values;
       char why[256];
 

@@ -9,6 +9,8 @@
 
 #include <glib.h>
 
+#include "convolve.h"
+
 typedef struct
 {
   gboolean  valid;
@@ -20,12 +22,13 @@ typedef struct
   gdouble   offset;
 } OpSettings;
 
-/* same_matrix: settings made from the same matrix text, whose values are
- * taken rather than parsed again (a 127x127 text takes milliseconds), or
- * NULL. */
-OpSettings *op_settings_new  (const gchar *preset, const gchar *matrix, gdouble divisor,
-                              gdouble offset, gboolean normalize,
-                              const OpSettings *same_matrix);
+/* A shape other than CC_SHAPE_MATRIX makes the mask, the others then
+ * ignored.  same_matrix: settings made from the same matrix text, whose
+ * values are taken rather than parsed again (a 127x127 text takes
+ * milliseconds), or NULL. */
+OpSettings *op_settings_new  (const CcShapeSpec *shape, const gchar *preset,
+                              const gchar *matrix, gdouble divisor, gdouble offset,
+                              gboolean normalize, const OpSettings *same_matrix);
 void        op_settings_free (OpSettings *settings);
 
 #endif /* CC_OP_SETTINGS_H */

@@ -38,6 +38,8 @@ typedef struct
   GtkWidget           *method;
   GtkWidget           *method_note;
   GtkWidget           *border;
+  GtkWidget           *shape;         /* matrix, or a shape with its sliders: */
+  GtkWidget           *shape_widgets[4];   /* radius, angle, blades, inner */
   GtkWidget           *keep;          /* "keep as an editable effect" */
 
   GimpDrawableFilter  *canvas;        /* cuda:convolve appended while the dialog is open,
@@ -73,11 +75,34 @@ write_mask (Dialog *d, const gchar *preset)
   g_value_unset (&matrix);
 }
 
+/* A shape shows the sliders it uses; the mask editor and presets make the
+ * mask only where the shape is "matrix". */
+static void
+show_shape (Dialog *d, CcShape shape)
+{
+  static const guint uses[4] = {
+    /* radius: every shape */
+    ~1u,
+    /* angle */
+    1u << CC_SHAPE_POLYGON | 1u << CC_SHAPE_MOTION,
+    /* blades */
+    1u << CC_SHAPE_POLYGON,
+    /* inner */
+    1u << CC_SHAPE_RING,
+  };
+
+  for (gint k = 0; k < 4; k++)
+    gtk_widget_set_visible (d->shape_widgets[k], (uses[k] >> shape) & 1);
+  gtk_widget_set_sensitive (GTK_WIDGET (d->editor), shape == CC_SHAPE_MATRIX);
+  gtk_widget_set_sensitive (GTK_WIDGET (d->presets), shape == CC_SHAPE_MATRIX);
+}
+
 /* The widgets show the config: at the start, and after Reset. */
 static void
 read_config (Dialog *d)
 {
-  gchar *preset = NULL, *border = NULL, *method = NULL;
+  gchar *preset = NULL, *border = NULL, *method = NULL, *shape_name = NULL;
+  CcShape shape = CC_SHAPE_MATRIX;
   GimpArray *array = NULL;
   gint w, h;
   gdouble divisor, offset;
@@ -89,7 +114,8 @@ read_config (Dialog *d)
 
   g_object_get (d->config, "preset", &preset, "mask-width", &w, "mask-height", &h,
                 "matrix", &array, "divisor", &divisor, "offset", &offset,
-                "normalize", &normalize, "border", &border, "method", &method, NULL);
+                "normalize", &normalize, "border", &border, "method", &method,
+                "shape", &shape_name, NULL);
   if (array)
     values = gimp_double_array_get_values (array, &n);
 
@@ -122,12 +148,16 @@ read_config (Dialog *d)
   cc_method_from_name (method, &m);
   gtk_combo_box_set_active (GTK_COMBO_BOX (d->border), b);
   gtk_combo_box_set_active_id (GTK_COMBO_BOX (d->method), cc_method_name (m));
+  cc_shape_from_name (shape_name, &shape);
+  gtk_combo_box_set_active (GTK_COMBO_BOX (d->shape), shape);
+  show_shape (d, shape);
   d->updating--;
 
   g_clear_pointer (&array, gimp_array_free);
   g_free (preset);
   g_free (border);
   g_free (method);
+  g_free (shape_name);
 }
 
 /* ---- the preview ---- */
@@ -302,7 +332,11 @@ update_methods (Dialog *d)
   const Babl *format = gimp_drawable_get_format (d->drawable);
   const gint channels = babl_format_get_n_components (format);
   gboolean weighted = FALSE;
-  CcMask mask = { m->width, m->height, m->values, 1.0, 0.0 };
+  RenderSettings settings = { 0 };
+  /* The mask the settings give (a shape's), else the editor's. */
+  const gboolean resolved = settings_from_config (d->config, &settings, NULL);
+  CcMask mask = resolved ? (CcMask) { settings.width, settings.height, settings.matrix, 1.0, 0.0 }
+                         : (CcMask) { m->width, m->height, m->values, 1.0, 0.0 };
   GString *why = g_string_new (NULL);
   GtkTreeIter iter;
   CcMethod selected = CC_METHOD_AUTO;
@@ -340,6 +374,7 @@ update_methods (Dialog *d)
     g_string_truncate (why, why->len - 1);
   gtk_widget_set_tooltip_text (d->method, why->len ? why->str : NULL);
   g_string_free (why, TRUE);
+  g_free (settings.matrix);
 }
 
 /* ---- signals ---- */
@@ -370,6 +405,21 @@ method_changed (GtkComboBox *combo, Dialog *d)
   d->updating++;
   g_object_set (d->config, "method", gtk_combo_box_get_active_id (combo), NULL);
   d->updating--;
+  update_methods (d);
+  preview_invalidate (d);
+}
+
+static void
+shape_changed (GtkComboBox *combo, Dialog *d)
+{
+  const CcShape shape = (CcShape) gtk_combo_box_get_active (combo);
+
+  if (d->updating)
+    return;
+  d->updating++;
+  g_object_set (d->config, "shape", cc_shape_name (shape), NULL);
+  d->updating--;
+  show_shape (d, shape);
   update_methods (d);
   preview_invalidate (d);
 }
@@ -485,6 +535,31 @@ convolve_dialog (GimpProcedure *procedure, GimpProcedureConfig *config,
   gtk_box_pack_start (GTK_BOX (main_box), left, TRUE, TRUE, 0);
 
   right = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
+  d.shape = gtk_combo_box_text_new ();
+  /* The engine's names, capitalised, are the labels. */
+  for (gint s = 0; s < CC_SHAPE_COUNT; s++)
+    {
+      gchar *label = g_strdup (cc_shape_name (s));
+
+      label[0] = g_ascii_toupper (label[0]);
+      gtk_combo_box_text_append (GTK_COMBO_BOX_TEXT (d.shape), cc_shape_name (s), label);
+      g_free (label);
+    }
+  gtk_widget_set_tooltip_text (d.shape, "Matrix: the mask below; else a mask made from "
+                                        "a shape, scaled to sum 1");
+  gtk_box_pack_start (GTK_BOX (right), labelled ("S_hape:", d.shape, NULL), FALSE, FALSE, 0);
+  {
+    static const gchar *const names[4] = { "radius", "angle", "blades", "inner" };
+
+    for (gint k = 0; k < 4; k++)
+      {
+        d.shape_widgets[k] = gimp_procedure_dialog_get_widget (GIMP_PROCEDURE_DIALOG (dialog),
+                                                               names[k], GIMP_TYPE_SPIN_SCALE);
+        gtk_box_pack_start (GTK_BOX (right), d.shape_widgets[k], FALSE, FALSE, 0);
+      }
+    /* The slider's reach: masks go to 127x127 for now, a disc to radius 63. */
+    gimp_spin_scale_set_scale_limits (GIMP_SPIN_SCALE (d.shape_widgets[0]), 0.5, 63.0);
+  }
   d.editor = MASK_EDITOR (mask_editor_new ());
   d.presets = PRESET_BAR (preset_bar_new (shipped_preset_dir, user_preset_dir, d.editor));
   gtk_box_pack_start (GTK_BOX (right), GTK_WIDGET (d.presets), FALSE, FALSE, 0);
@@ -535,10 +610,12 @@ convolve_dialog (GimpProcedure *procedure, GimpProcedureConfig *config,
   g_signal_connect (d.presets, "chosen", G_CALLBACK (preset_chosen), &d);
   g_signal_connect (d.method, "changed", G_CALLBACK (method_changed), &d);
   g_signal_connect (d.border, "changed", G_CALLBACK (border_changed), &d);
+  g_signal_connect (d.shape, "changed", G_CALLBACK (shape_changed), &d);
   g_signal_connect (config, "notify", G_CALLBACK (config_notify), &d);
   update_methods (&d);
 
   gtk_widget_show_all (main_box);
+  read_config (&d);   /* the shape's sliders, after show_all showed them all */
   run = gimp_procedure_dialog_run (GIMP_PROCEDURE_DIALOG (dialog));
 
   /* Let a preview computation in flight finish before the context goes. */

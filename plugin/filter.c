@@ -26,11 +26,23 @@ void
 filter_configure (GimpDrawableFilter *filter, const RenderSettings *s)
 {
   GObject *config = G_OBJECT (gimp_drawable_filter_get_config (filter));
-  char *matrix = cc_mask_format (s->width, s->height, s->matrix);
+  const gboolean shaped = s->shape.shape != CC_SHAPE_MATRIX;
+  /* A shape goes as itself, which the operation makes the same mask of,
+   * rather than as a long text. */
+  char *matrix = shaped ? NULL : cc_mask_format (s->width, s->height, s->matrix);
 
+  if (shaped)
+    g_object_set (config,
+                  "radius", s->shape.radius,
+                  "angle",  s->shape.angle,
+                  "blades", s->shape.blades,
+                  "inner",  s->shape.inner,
+                  NULL);
+  else
+    g_object_set (config, "matrix", matrix, NULL);
+  set_enum (config, "shape", cc_shape_name (s->shape.shape), s->shape.shape);
   g_object_set (config,
                 "preset",          "",
-                "matrix",          matrix,
                 "divisor",         s->divisor,
                 "offset",          s->offset,
                 "normalize",       FALSE,

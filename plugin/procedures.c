@@ -186,6 +186,33 @@ add_arguments (GimpProcedure *procedure)
   gimp_procedure_add_boolean_argument (procedure, "blue", "_Blue",
                                        "Convolve the blue channel; off keeps it",
                                        TRUE, G_PARAM_READWRITE);
+  /* The shape's arguments come last, so that calls written before them
+   * keep their places. */
+  blurb = g_strdup_printf ("The mask made from a shape, scaled to sum 1, each cell the "
+                           "area of the shape over it: %s; \"matrix\" (the default): "
+                           "the preset, or mask-width, mask-height, matrix, divisor, "
+                           "offset and normalize, which a shape ignores",
+                           cc_shape_names ());
+  gimp_procedure_add_string_argument (procedure, "shape", "S_hape", blurb, "matrix",
+                                      G_PARAM_READWRITE);
+  g_free (blurb);
+  gimp_procedure_add_double_argument (procedure, "radius", "Ra_dius",
+                                      "The shape's radius in pixels (gaussian: three "
+                                      "standard deviations; box: 2 x radius + 1 wide; "
+                                      "motion: a line 2 x radius + 1 long); masks go to "
+                                      G_STRINGIFY (CC_MASK_MAX) "x" G_STRINGIFY (CC_MASK_MAX)
+                                      " for now", CC_SHAPE_RADIUS_MIN, CC_SHAPE_RADIUS_MAX,
+                                      5.0, G_PARAM_READWRITE);
+  gimp_procedure_add_double_argument (procedure, "angle", "An_gle",
+                                      "polygon and motion: degrees counter-clockwise (0: "
+                                      "a corner at the top, a line across)",
+                                      -360.0, 360.0, 0.0, G_PARAM_READWRITE);
+  gimp_procedure_add_int_argument (procedure, "blades", "Bla_des", "polygon: its sides",
+                                   CC_SHAPE_BLADES_MIN, CC_SHAPE_BLADES_MAX, 6,
+                                   G_PARAM_READWRITE);
+  gimp_procedure_add_double_argument (procedure, "inner", "_Inner",
+                                      "ring: the hole's radius over the radius",
+                                      0.0, CC_SHAPE_INNER_MAX, 0.5, G_PARAM_READWRITE);
 
   gimp_procedure_add_string_return_value (procedure, "method-used", "Method used",
                                           "The method that ran (\"\" when the selection "

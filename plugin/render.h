@@ -27,6 +27,7 @@ typedef struct
   gboolean   green;            /* (gray: convolved unless all three are off) */
   gboolean   blue;
   const CcTransfer *transfer;  /* the drawable's, from render_transfer_new */
+  CcShapeSpec shape;           /* the shape the mask was made from, or CC_SHAPE_MATRIX */
 } RenderSettings;
 
 /* The format pixels travel in: the drawable's own sample type and colour

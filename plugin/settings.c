@@ -14,7 +14,7 @@
 gboolean
 settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **error)
 {
-  gchar *preset_id = NULL, *border = NULL, *method = NULL;
+  gchar *preset_id = NULL, *border = NULL, *method = NULL, *shape = NULL;
   GimpArray *matrix = NULL;
   gboolean normalize;
   gsize n = 0;
@@ -39,6 +39,11 @@ settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **e
                 "red",             &s->red,
                 "green",           &s->green,
                 "blue",            &s->blue,
+                "shape",           &shape,
+                "radius",          &s->shape.radius,
+                "angle",           &s->shape.angle,
+                "blades",          &s->shape.blades,
+                "inner",           &s->shape.inner,
                 NULL);
   if (matrix)
     values = gimp_double_array_get_values (matrix, &n);
@@ -57,8 +62,14 @@ settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **e
                    cc_method_names ());
       goto out;
     }
+  if (!cc_shape_from_name (shape, &s->shape.shape))
+    {
+      g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "shape '%s' is not one of %s",
+                   shape ? shape : "", cc_shape_names ());
+      goto out;
+    }
 
-  if (preset_id && *preset_id)
+  if (s->shape.shape == CC_SHAPE_MATRIX && preset_id && *preset_id)
     {
       CcMask m;
 
@@ -73,7 +84,7 @@ settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **e
   else
     {
       const CcMaskSource source = { NULL, values, n, s->width, s->height, s->divisor,
-                                    s->offset, normalize };
+                                    s->offset, normalize, s->shape };
       CcMask m;
       double *resolved;
       char why[256];
@@ -85,6 +96,8 @@ settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **e
         }
       s->matrix = g_memdup2 (resolved, sizeof (gdouble) * m.width * m.height);
       free (resolved);
+      s->width = m.width;
+      s->height = m.height;
       s->divisor = m.divisor;
       s->offset = m.offset;
     }
@@ -97,6 +110,7 @@ out:
   g_free (preset_id);
   g_free (border);
   g_free (method);
+  g_free (shape);
   return ok;
 }
 

@@ -111,7 +111,8 @@ if [ -f "$module" ]; then
   export XDG_DATA_HOME="$tmp/data"
   mkdir -p "$XDG_DATA_HOME/gegl-0.4/plug-ins"
   cp "$module" "$XDG_DATA_HOME/gegl-0.4/plug-ins/"
-  export CUDA_CONVOLVE_PRESET_DIR="$srcdir/presets" CC_GEGL_DIR="$tmp/gegl"
+  export CUDA_CONVOLVE_PRESET_DIR="$srcdir/presets" CC_GEGL_DIR="$tmp/gegl" \
+    CC_TOOL="$(cd "$builddir" && pwd)/tools/cuda-convolve"
   mkdir -p "$CC_GEGL_DIR"
   # The gegl tool on a PNG and a float TIFF, for op.py to compare.
   cp "$srcdir/data/sample.png" "$CC_GEGL_DIR/in.png"

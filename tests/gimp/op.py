@@ -194,6 +194,55 @@ def test_choices():
     image.delete()
 
 
+SHAPES = [("disc", dict(radius=3.0)), ("polygon", dict(radius=4.0, blades=5, angle=10.0)),
+          ("ring", dict(radius=4.0, inner=0.4)), ("gaussian", dict(radius=2.5)),
+          ("box", dict(radius=1.5)), ("motion", dict(radius=3.0, angle=30.0))]
+
+
+def shape_weights(shape, params):
+    """The shape's mask as the tool prints it: (width, height, values)."""
+    import subprocess
+    args = [os.environ["CC_TOOL"], "--shape", shape]
+    for key, value in params.items():
+        args += ["--" + key, str(value)]
+    text = subprocess.run(args + ["--print-matrix"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    rows = [[float(v) for v in row.split(",")] for row in text.split(";")]
+    return len(rows[0]), len(rows), [v for row in rows for v in row]
+
+
+def test_shapes():
+    """Each shape through the op, merged, equals the procedure with the same
+    shape and the procedure given the shape's weights as a matrix, byte for
+    byte; values out of range are refused by the procedure and pass the
+    op's input through, the layer untouched."""
+    for shape, params in SHAPES:
+        image, layer, px = new_image(41, 33, "RGBA", "u8")
+        original = px.raw()
+        by_shape, by_matrix = merged_copy(image, layer), merged_copy(image, layer)
+        layer.merge_filter(op_filter(layer, shape=shape, **params))
+        status, values = run(image, [by_shape], shape=shape, **params)
+        check(status == Gimp.PDBStatusType.SUCCESS, "procedure, %s: %s" % (shape, values[0]))
+        w, h, weights = shape_weights(shape, params)
+        run(image, [by_matrix], mask_width=w, mask_height=h, matrix=weights)
+        op, procedure = px.raw(), Pixels(by_shape, px.fmt, "u8", 4).raw()
+        matrix = Pixels(by_matrix, px.fmt, "u8", 4).raw()
+        check(op != original and op == procedure and procedure == matrix,
+              "%s %s: the op, the procedure and the procedure given its %dx%d weights agree "
+              "byte for byte (and change the layer)" % (shape, params, w, h))
+        image.delete()
+    image, layer, px = new_image(19, 15, "RGBA", "u8")
+    before = px.raw()
+    for what, args in (("an unknown shape", dict(shape="star")),
+                       ("a disc too large for a mask", dict(shape="disc", radius=100.0))):
+        status, values = run(image, [layer], **args)
+        check(status != Gimp.PDBStatusType.SUCCESS and px.raw() == before,
+              "the procedure refuses %s: %s" % (what, values[0]))
+    layer.merge_filter(op_filter(layer, shape="disc", radius=100.0))
+    check(px.raw() == before, "the op passes a disc too large for a mask through")
+    image.delete()
+
+
 def test_fault():
     """CUDA_CONVOLVE_FAULT=cpu: the engine's CPU memory fails in GIMP's
     process; the op passes the input through and GIMP goes on."""
@@ -225,5 +274,6 @@ else:
     test_append()
     test_invalid()
     test_choices()
+    test_shapes()
     test_gegl_tool()
     summary("GEGL operation")
