@@ -1,7 +1,8 @@
 /* The CPU path (method "cpu"): worker threads take tiles of the output; each
  * converts its tile's input, halo included, to float once, border resolved,
  * then adds one shifted row per mask tap (a loop the compiler vectorises),
- * or for a rank-1 mask a column pass and a row pass.
+ * or for a rank-1 mask a column pass and a row pass; or, where that costs
+ * less, transforms its tile with FFTW (cpu-fft.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -12,16 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "cpu.h"
 #include "pixel.h"
 #include "samples.h"
-
-#define TILE_W 256   /* output pixels across a tile */
-#define TILE_H 32    /* output rows in a tile */
 
 typedef struct
 {
   const CcJob      *job;
+  const CcCpuFft   *fft;          /* FFT tiles, or NULL: direct sums */
+  int64_t           tile_w;
+  int64_t           tile_h;
   int64_t           tiles_x;
   int64_t           tiles;
   atomic_llong      next;
@@ -32,19 +33,6 @@ typedef struct
   pthread_cond_t    cond;
   int               running;
 } CpuRun;
-
-typedef struct
-{
-  float *in;     /* (TILE_H + h - 1) rows of (TILE_W + w - 1) * C samples */
-  float *ca;     /* the same, colour times alpha (weighted only) */
-  float *absa;   /* |alpha| per pixel (weighted only) */
-  float *plain;  /* TILE_W * C accumulators */
-  float *kca;
-  float *wabs;   /* TILE_W accumulators */
-  float *wsum;   /* the same spread over the row's samples */
-  float *line;   /* one input row's column sums (separable) */
-  float *out;
-} Scratch;
 
 /* Colour times alpha (alpha itself in its own slot) and |alpha|, for each
  * of n pixels; alpha is the last channel. */
@@ -85,10 +73,9 @@ load_samples (const CcJob *job, const void *row, int64_t first, int64_t count, f
     cc_samples_to_float (row, job->src->type, first, count, out);
 }
 
-/* Fills 'in' with the tile's input rows, border resolved, as float. */
-CC_HOT static void
-load_tile (const CcJob *job, int64_t x0, int64_t y0, int64_t in_w, int64_t in_h,
-           Scratch *s)
+CC_HOT void
+cc_cpu_load_tile (const CcJob *job, int64_t x0, int64_t y0, int64_t in_w, int64_t in_h,
+                  CpuScratch *s)
 {
   const CcImage *src = job->src;
   const int C = job->channels;
@@ -225,23 +212,39 @@ cc_cpu_two_passes_pay (int width, int height)
   return width > 1 && height > 1 && 2 * (width + height) <= width * height;
 }
 
-CC_HOT static void
-compute_tile (const CcJob *job, int64_t x0, int64_t y0, int64_t tw, int64_t th,
-              Scratch *s)
+void
+cc_cpu_store_row (const CcJob *job, int64_t x0, int64_t y, int64_t tw, const float *out)
 {
   const CcImage *src = job->src, *dst = job->dst;
+  const int C = job->channels;
+  char *out_row = (char *) dst->data + y * dst->stride;
+  const char *src_row = (const char *) src->data + (job->out_y + y) * src->stride;
+
+  if (job->transfer)
+    cc_samples_encode (out, tw * C, C, job->colour, job->transfer,
+                       out_row + x0 * C * cc_type_size (dst->type));
+  else
+    cc_samples_from_float (out, tw * C, dst->type, out_row + x0 * C * cc_type_size (dst->type));
+  for (int c = 0; c < C; c++)
+    if (job->mode[c] == CC_MODE_COPY)
+      for (int64_t x = 0; x < tw; x++)
+        cc_sample_set (out_row, dst->type, (x0 + x) * C + c,
+                       cc_sample_get (src_row, src->type, (job->out_x + x0 + x) * C + c));
+}
+
+CC_HOT void
+cc_cpu_compute_tile (const CcJob *job, int64_t x0, int64_t y0, int64_t tw, int64_t th,
+                     CpuScratch *s)
+{
   const int C = job->channels, w = job->mask_width, h = job->mask_height;
   const int64_t in_w = tw + w - 1, in_h = th + h - 1;
   const bool weighted = job->weighted;
   const bool separable = job->terms == 1 && cc_cpu_two_passes_pay (w, h);
 
-  load_tile (job, x0, y0, in_w, in_h, s);
+  cc_cpu_load_tile (job, x0, y0, in_w, in_h, s);
 
   for (int64_t r = 0; r < th; r++)
     {
-      char *out_row = (char *) dst->data + (y0 + r) * dst->stride;
-      const char *src_row = (const char *) src->data + (job->out_y + y0 + r) * src->stride;
-
       const float *plain = s->plain;
 
       if (weighted)
@@ -283,23 +286,12 @@ compute_tile (const CcJob *job, int64_t x0, int64_t y0, int64_t tw, int64_t th,
       else
         for (int64_t i = 0; i < tw * C; i++)
           s->out[i] = cc_finish (plain[i], job->inv_divisor, job->offset, job->clamp);
-      if (job->transfer)
-        cc_samples_encode (s->out, tw * C, C, job->colour, job->transfer,
-                           out_row + x0 * C * cc_type_size (dst->type));
-      else
-        cc_samples_from_float (s->out, tw * C, dst->type,
-                               out_row + x0 * C * cc_type_size (dst->type));
-      for (int c = 0; c < C; c++)
-        if (job->mode[c] == CC_MODE_COPY)
-          for (int64_t x = 0; x < tw; x++)
-            cc_sample_set (out_row, dst->type, (x0 + x) * C + c,
-                           cc_sample_get (src_row, src->type,
-                                          (job->out_x + x0 + x) * C + c));
+      cc_cpu_store_row (job, x0, y0 + r, tw, s->out);
     }
 }
 
-static void
-scratch_free (Scratch *s)
+void
+cc_cpu_scratch_free (CpuScratch *s)
 {
   free (s->in);
   free (s->ca);
@@ -312,33 +304,35 @@ scratch_free (Scratch *s)
   free (s->out);
 }
 
-static bool
-scratch_alloc (const CcJob *job, Scratch *s)
+bool
+cc_cpu_scratch_alloc (const CcJob *job, int64_t tile_w, int64_t tile_h, CpuScratch *s)
 {
   const int C = job->channels;
-  const size_t in_px = (size_t) (TILE_W + job->mask_width - 1) *
-                       (TILE_H + job->mask_height - 1);
+  const size_t in_px = (size_t) (tile_w + job->mask_width - 1) *
+                       (tile_h + job->mask_height - 1);
   const bool weighted = job->weighted;
 
   memset (s, 0, sizeof *s);
   if (cc_fault ("cpu"))
     return false;
+  s->tile_w = tile_w;
+  s->tile_h = tile_h;
   s->in    = malloc (sizeof (float) * in_px * C);
-  s->plain = malloc (sizeof (float) * TILE_W * C);
-  s->out   = malloc (sizeof (float) * TILE_W * C);
-  s->line  = malloc (sizeof (float) * (TILE_W + job->mask_width - 1) * C);
+  s->plain = malloc (sizeof (float) * tile_w * C);
+  s->out   = malloc (sizeof (float) * tile_w * C);
+  s->line  = malloc (sizeof (float) * (tile_w + job->mask_width - 1) * C);
   if (weighted)
     {
       s->ca   = malloc (sizeof (float) * in_px * C);
       s->absa = malloc (sizeof (float) * in_px);
-      s->kca  = malloc (sizeof (float) * TILE_W * C);
-      s->wabs = malloc (sizeof (float) * TILE_W);
-      s->wsum = malloc (sizeof (float) * TILE_W * C);
+      s->kca  = malloc (sizeof (float) * tile_w * C);
+      s->wabs = malloc (sizeof (float) * tile_w);
+      s->wsum = malloc (sizeof (float) * tile_w * C);
     }
   if (!s->in || !s->plain || !s->out || !s->line ||
       (weighted && (!s->ca || !s->absa || !s->kca || !s->wabs || !s->wsum)))
     {
-      scratch_free (s);
+      cc_cpu_scratch_free (s);
       return false;
     }
   return true;
@@ -349,24 +343,28 @@ worker (void *data)
 {
   CpuRun *run = data;
   const CcJob *job = run->job;
-  Scratch s;
+  CpuScratch s;
+  void *fft_scratch = NULL;
   int64_t t;
 
-  if (!scratch_alloc (job, &s))
+  if (!cc_cpu_scratch_alloc (job, run->tile_w, run->tile_h, &s) ||
+      (run->fft && !(fft_scratch = cc_cpu_fft_scratch_new (run->fft))))
     atomic_store (&run->status, CC_ERROR_OUT_OF_MEMORY);
   else
-    {
-      while (!atomic_load (&run->stop) && (t = atomic_fetch_add (&run->next, 1)) < run->tiles)
-        {
-          int64_t x0 = (t % run->tiles_x) * TILE_W, y0 = (t / run->tiles_x) * TILE_H;
-          int64_t tw = job->dst->width - x0 < TILE_W ? job->dst->width - x0 : TILE_W;
-          int64_t th = job->dst->height - y0 < TILE_H ? job->dst->height - y0 : TILE_H;
+    while (!atomic_load (&run->stop) && (t = atomic_fetch_add (&run->next, 1)) < run->tiles)
+      {
+        int64_t x0 = (t % run->tiles_x) * run->tile_w, y0 = (t / run->tiles_x) * run->tile_h;
+        int64_t tw = job->dst->width - x0 < run->tile_w ? job->dst->width - x0 : run->tile_w;
+        int64_t th = job->dst->height - y0 < run->tile_h ? job->dst->height - y0 : run->tile_h;
 
-          compute_tile (job, x0, y0, tw, th, &s);
-          atomic_fetch_add (&run->done, 1);
-        }
-      scratch_free (&s);
-    }
+        if (run->fft)
+          cc_cpu_fft_tile (run->fft, job, x0, y0, tw, th, fft_scratch, &s);
+        else
+          cc_cpu_compute_tile (job, x0, y0, tw, th, &s);
+        atomic_fetch_add (&run->done, 1);
+      }
+  cc_cpu_fft_scratch_free (fft_scratch);
+  cc_cpu_scratch_free (&s);
 
   pthread_mutex_lock (&run->lock);
   run->running--;
@@ -379,6 +377,7 @@ CcStatus
 cc_cpu_run (CcContext *ctx, const CcJob *job, CcResult *result)
 {
   CpuRun run;
+  CcCpuFft *fft;
   pthread_t threads[256];
   int n = 0;
   double t0 = cc_now_ms ();
@@ -388,8 +387,13 @@ cc_cpu_run (CcContext *ctx, const CcJob *job, CcResult *result)
     return cc_fail (result, CC_ERROR_CANCELLED, "cancelled");
   memset (&run, 0, sizeof run);
   run.job = job;
-  run.tiles_x = (job->dst->width + TILE_W - 1) / TILE_W;
-  run.tiles = run.tiles_x * ((job->dst->height + TILE_H - 1) / TILE_H);
+  run.fft = fft = cc_fault ("cpu") ? NULL : cc_cpu_fft_new (job);
+  run.tile_w = CC_CPU_TILE_W;
+  run.tile_h = CC_CPU_TILE_H;
+  if (fft)
+    cc_cpu_fft_tile_size (fft, &run.tile_w, &run.tile_h);
+  run.tiles_x = (job->dst->width + run.tile_w - 1) / run.tile_w;
+  run.tiles = run.tiles_x * ((job->dst->height + run.tile_h - 1) / run.tile_h);
   atomic_init (&run.status, CC_OK);
   pthread_mutex_init (&run.lock, NULL);
   pthread_cond_init (&run.cond, NULL);
@@ -429,8 +433,13 @@ cc_cpu_run (CcContext *ctx, const CcJob *job, CcResult *result)
     pthread_join (threads[i], NULL);
   pthread_mutex_destroy (&run.lock);
   pthread_cond_destroy (&run.cond);
+  cc_cpu_fft_free (fft);
 
   result->method_used = CC_METHOD_CPU;
+  snprintf (result->kernel, sizeof result->kernel, "%s",
+            fft ? "cpu fft" : job->terms == 1 && cc_cpu_two_passes_pay (job->mask_width,
+                                                                      job->mask_height)
+                              ? "cpu two passes" : "cpu direct");
   result->strips = (int) run.tiles;
   snprintf (result->device, sizeof result->device, "%s", ctx->cpu_name);
   result->kernel_ms = cc_now_ms () - t0;

@@ -11,7 +11,7 @@ ROOT=${GIMP_ROOT:-/var/cache/gimp-cuda-convolve/trixie}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 PACKAGES="gimp libgimp-3.0-dev libgegl-dev gegl gcc g++ make autoconf automake
           pkg-config python3-gi gir1.2-gimp-3.0 xvfb xauth imagemagick x11-utils
-          xdotool ca-certificates"
+          xdotool ca-certificates libfftw3-dev"
 
 # What provisioning prints (debootstrap's and apt's progress) goes to a log
 # beside the root; a user sees one line, and the log's end if it fails.
@@ -43,8 +43,8 @@ complete_root ()
 provision ()
 {
   if [ -x "$ROOT/usr/bin/gimp-console-3.0" ]; then
-    [ -x "$ROOT/usr/bin/gegl" ] && return 0
-    echo "gimp-root: adding the gegl tool to $ROOT (once)" >&2
+    [ -x "$ROOT/usr/bin/gegl" ] && [ -f "$ROOT/usr/include/fftw3.h" ] && return 0
+    echo "gimp-root: adding what $ROOT lacks of the package list (once)" >&2
     (complete_root) >"$ROOT.log" 2>&1 ||
       { echo "gimp-root: that failed; the end of $ROOT.log:" >&2; tail -20 "$ROOT.log" >&2; exit 1; }
     return 0

@@ -78,6 +78,9 @@ int      check_known       (CcContext *ctx, const CcMethod *methods, int n_metho
 /* Outputs off the gold: NaN where the gold is not or not where it is, an
  * infinity unequal, a finite sample further than 'bound'; the first's
  * index goes to *first unless it is NULL. */
+/* Whether a result came through a transform (the GPU's fft, the CPU's
+ * FFTW tiles), whose bound is the looser one. */
+bool     check_transformed (const CcResult *r);
 int      check_off_gold    (const float *out, const double *gold, size_t n, double bound,
                             size_t *first);
 

@@ -509,6 +509,98 @@ test_shape_errors (void)
     }
 }
 
+/* Large masks on the CPU through FFTW (where the build has it): the
+ * transform's tiles ran (CcResult.kernel), within the transform's bound of
+ * the gold, for full-rank masks to 127x127, every border, with alpha
+ * weighting over alpha that is often 0 (the weight's three zones), and an
+ * infinity or a NaN reaching only as far as the mask. */
+static void
+test_cpu_fft (CcContext *ctx)
+{
+#ifdef HAVE_FFTW
+  static const struct
+  {
+    int size, channels;
+    bool weighted;
+    CcBorder border;
+    double odd;      /* a sample put mid-image, or 0 */
+  } cases[] = {
+    { 17, 3, false, CC_BORDER_EXTEND, 0 }, { 25, 1, false, CC_BORDER_ZERO, 0 },
+    { 31, 4, true, CC_BORDER_MIRROR, 0 }, { 63, 3, false, CC_BORDER_WRAP, 0 },
+    { 127, 4, true, CC_BORDER_EXTEND, 0 }, { 45, 2, true, CC_BORDER_ZERO, 0 },
+    { 31, 3, false, CC_BORDER_EXTEND, NAN }, { 31, 4, true, CC_BORDER_MIRROR, INFINITY },
+  };
+  enum { W = 400, H = 300 };
+  static float in[W * H * 4], out[W * H * 4];
+  static double gold[W * H * 4], m[127 * 127];
+
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+    {
+      const int n = cases[k].size, C = cases[k].channels;
+      CcImage src = { in, CC_TYPE_FLOAT, C, W, H, W * C * 4, false };
+      CcImage dst = { out, CC_TYPE_FLOAT, C, W, H, W * C * 4, false };
+      CcImage ref = { gold, CC_TYPE_DOUBLE, C, W, H, W * C * 8, false };
+      CcMask mask = { n, n, m, 0.0, 0.0 };
+      double sum_abs = 0.0;
+      CcOptions o;
+      CcResult r;
+      size_t first = 0;
+      int bad;
+
+      for (int i = 0; i < n * n; i++)
+        {
+          m[i] = check_uniform (-0.5, 1.0);
+          mask.divisor += m[i];
+          sum_abs += fabs (m[i]);
+        }
+      /* A photograph's smooth regions and edges, and alpha 0 over a third
+       * of the image (the weighted zones: nought, quotient, in between). */
+      for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+          for (int c = 0; c < C; c++)
+            in[(y * W + x) * C + c] =
+              (float) (c == C - 1 && cases[k].weighted
+                       ? (x < W / 3 ? 0.0 : x < W / 2 ? check_uniform (0.0, 1e-3) : 1.0)
+                       : 0.5 + 0.3 * sin (x * 0.05 + c) * cos (y * 0.07) +
+                         check_uniform (-0.05, 0.05));
+      if (cases[k].odd != 0.0)
+        in[((H / 2) * W + W / 2) * C] = (float) cases[k].odd;
+      cc_options_init (&o);
+      o.method = CC_METHOD_CPU;
+      o.border = cases[k].border;
+      o.clamp = false;
+      o.has_alpha = cases[k].weighted;
+      o.alpha_weighting = cases[k].weighted;
+      if (!CHECK (cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r) == CC_OK &&
+                  cc_convolve_gold (&src, 0, 0, &ref, &mask, &o) == CC_OK,
+                  "%dx%d: %s", n, n, r.message))
+        continue;
+      bad = check_off_gold (out, gold, (size_t) W * H * C,
+                            1e-4 * sum_abs / fabs (mask.divisor) * 1.0 + 1e-5, &first);
+      CHECK (strcmp (r.kernel, "cpu fft") == 0 && bad == 0,
+             "%dx%d, %d channels%s, border %s%s: ran '%s'; %d samples off the gold, the first "
+             "(%d,%d) channel %d: %g, gold %g", n, n, C, cases[k].weighted ? ", weighted" : "",
+             cc_border_name (cases[k].border), cases[k].odd != 0.0 ? ", an odd sample" : "",
+             r.kernel, bad, (int) (first / C % W), (int) (first / C / W), (int) (first % C),
+             out[first], gold[first]);
+    }
+  /* Small masks stay with the direct sums. */
+  {
+    CcImage src = { in, CC_TYPE_FLOAT, 3, W, H, W * 12, false };
+    CcImage dst = { out, CC_TYPE_FLOAT, 3, W, H, W * 12, false };
+    double box[9] = { 1, 2, 1, 2, 4, 2, 1, 2, 3 };
+    CcMask mask = { 3, 3, box, 18.0, 0.0 };
+    CcOptions o;
+    CcResult r;
+
+    cc_options_init (&o);
+    o.method = CC_METHOD_CPU;
+    CHECK (cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r) == CC_OK &&
+           strcmp (r.kernel, "cpu direct") == 0, "3x3 on the CPU ran '%s'", r.kernel);
+  }
+#endif
+}
+
 static void
 test_errors (CcContext *ctx)
 {
@@ -884,6 +976,7 @@ main (void)
   test_shapes ();
   test_shape_steps ();
   test_shape_errors ();
+  test_cpu_fft (ctx);
   test_names ();
   test_bytes ();
   test_transfer ();
