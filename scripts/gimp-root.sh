@@ -72,16 +72,21 @@ run ()
     for p in $placeholders; do rm -f "$p"; done
   }
   trap cleanup EXIT INT TERM
+  # A run killed before its cleanup, or one still going beside this one,
+  # leaves its mounts in place: they serve this run too, and stay theirs.
   bind ()   # bind SRC DST [ro]
   {
     mkdir -p "$2"
+    mountpoint -q "$2" && return 0
     mount --rbind "$1" "$2"
     mount --make-rslave "$2"
     [ "${3:-}" = ro ] && mount -o remount,bind,ro "$2" 2>/dev/null || true
     mounted="$2 $mounted"
   }
-  mount -t proc proc "$ROOT/proc";  mounted="$ROOT/proc $mounted"
-  mount -t sysfs sys "$ROOT/sys";   mounted="$ROOT/sys $mounted"
+  mountpoint -q "$ROOT/proc" ||
+    { mount -t proc proc "$ROOT/proc" && mounted="$ROOT/proc $mounted"; }
+  mountpoint -q "$ROOT/sys" ||
+    { mount -t sysfs sys "$ROOT/sys" && mounted="$ROOT/sys $mounted"; }
   bind /dev "$ROOT/dev"
   bind "$here" "$ROOT$here"
   if [ -d "$CUDA_HOME/" ]; then
@@ -101,6 +106,7 @@ run ()
     for f in $(readlink -f "$dir"/libcuda.so* "$dir"/libnvidia-*.so* | sort -u); do
       [ -f "$f" ] || continue
       t="$nv/$(basename "$f")"
+      mountpoint -q "$t" && continue
       : >"$t"
       mount --bind "$f" "$t" && mounted="$t $mounted" && placeholders="$t $placeholders"
     done

@@ -56,8 +56,13 @@ def test_killed():
     and leave the layer and its undo state as they were (the one merge
     comes last).  The call must take seconds: at 800x600 it took under one
     on two cores, and a kill half a second in, late on a loaded machine,
-    once landed in that merge."""
+    once landed in that merge; since the CPU path transforms large masks,
+    the image is 4800x3600 (scaled up from random pixels, which Python
+    makes slowly)."""
     image, layer, px = new_image(1600, 1200)
+    image.scale(4800, 3600)
+    image.clean_all()
+    px = Pixels(layer, px.fmt, px.stype, px.channels)
     raw = px.raw()
     m = [rng.uniform(-0.5, 1.0) for _ in range(127 * 127)]
     status, values = run(image, [layer], mask_width=127, mask_height=127, matrix=m,
