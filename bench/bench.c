@@ -299,7 +299,7 @@ time_npp (const CcImage *src, const CcImage *dst, const CcMask *mask)
   const int k = mask->width;
   NppRun run = { src->data, dst->data, (int) src->width, (int) src->height, k, NULL,
                  npp_context () };
-  float kernel[CC_MASK_MAX * CC_MASK_MAX], *dk;
+  float kernel[CC_DIRECT_MASK_MAX * CC_DIRECT_MASK_MAX], *dk;
   double ms;
 
   for (int i = 0; i < k * k; i++)

@@ -188,13 +188,15 @@ cc_method_check (CcContext *ctx, CcMethod method, const CcMask *mask, int channe
 
   if (!cc_mask_check (mask, message, size))
     return CC_ERROR_INVALID;
-  if (method == CC_METHOD_AUTO || method == CC_METHOD_CPU)
-    return CC_OK;
   if ((unsigned) method >= CC_METHOD_COUNT)
     {
       snprintf (message, size, "unknown method %d", (int) method);
       return CC_ERROR_INVALID;
     }
+  if (!cc_method_takes_size (method, mask->width, mask->height, message, size))
+    return CC_ERROR_UNSUPPORTED;
+  if (method == CC_METHOD_AUTO || method == CC_METHOD_CPU)
+    return CC_OK;
   if (channels < 1 || channels > 4 || (weighted && channels < 2))
     {
       snprintf (message, size, "%d channels%s: 1 to 4 are supported, and alpha needs 2",
@@ -214,13 +216,23 @@ cc_method_check (CcContext *ctx, CcMethod method, const CcMask *mask, int channe
 
 /* The GPU method 'auto' takes, as the method table weighs them: by
  * auto_order, first where the table's taps bounds hold the mask, then
- * ignoring them, then the last resorts. */
+ * ignoring them, then the last resorts; the CPU where no GPU method takes
+ * a mask of its size. */
 static CcMethod
 auto_gpu_method (CcContext *ctx, const CcMask *mask, CcJob *job)
 {
   const int taps = cc_mask_width_class (mask->width) * mask->height;
   char msg[8];
 
+  if (mask->width > CC_DIRECT_MASK_MAX || mask->height > CC_DIRECT_MASK_MAX)
+    {
+      for (int m = 0; m < CC_METHOD_COUNT; m++)
+        if (cc_methods[m].auto_order &&
+            cc_method_takes_size ((CcMethod) m, mask->width, mask->height, msg, sizeof msg) &&
+            cc_gpu_check (ctx->gpu, (CcMethod) m, job, msg, sizeof msg) == CC_OK)
+          return (CcMethod) m;
+      return CC_METHOD_CPU;
+    }
   if (!job->weighted)
     separate (ctx, mask, job);
   for (int pass = 0; pass < 3; pass++)
@@ -404,8 +416,22 @@ cc_convolve (CcContext *ctx, const CcImage *src, int64_t out_x, int64_t out_y,
             method = auto_gpu_method (ctx, mask, &job);
           else if (method == CC_METHOD_SEPARABLE)
             separate (ctx, mask, &job);
-          status = cc_gpu_run (ctx->gpu, ctx->budget, method, &job, result);
-          if (status != CC_OK && o->method == CC_METHOD_AUTO && !on_device &&
+          if (method == CC_METHOD_CPU && on_device)
+            status = cc_fail (result, CC_ERROR_UNSUPPORTED,
+                              "no GPU method takes a %dx%d mask, and the CPU needs images "
+                              "in host memory", mask->width, mask->height);
+          else if (method == CC_METHOD_CPU)
+            {
+              status = run_cpu (ctx, mask, &job, result);
+              if (status == CC_OK)
+                snprintf (result->message, sizeof result->message,
+                          "no GPU method takes a %dx%d mask: the CPU ran it",
+                          mask->width, mask->height);
+            }
+          else
+            status = cc_gpu_run (ctx->gpu, ctx->budget, method, &job, result);
+          if (status != CC_OK && o->method == CC_METHOD_AUTO && method != CC_METHOD_CPU &&
+              !on_device &&
               (status == CC_ERROR_OUT_OF_MEMORY || status == CC_ERROR_GPU))
             {
               /* 'auto' promises a result: take the CPU and say why. */

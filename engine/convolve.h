@@ -28,7 +28,8 @@
 extern "C" {
 #endif
 
-#define CC_MASK_MAX 127  /* largest mask width or height */
+#define CC_MASK_MAX 1023        /* largest mask width or height (fft, cpu) */
+#define CC_DIRECT_MASK_MAX 127  /* largest the GPU's direct methods take */
 
 typedef enum
 {
@@ -301,9 +302,10 @@ bool         cc_mask_shape           (const CcShapeSpec *spec, CcMask *mask, dou
                                       char *message, size_t size);
 
 /* A mask as a front end is given it, a preset aside (presets/ finds those):
- * a shape, or its text form, or width x height values (none: the identity
- * of that size), with the divisor, the offset and GIMP's normalize rule
- * (which a shape, scaled to sum 1, does without). */
+ * an image, or a shape, or its text form, or width x height values (none:
+ * the identity of that size), with the divisor, the offset and GIMP's
+ * normalize rule (which an image and a shape, scaled to sum 1, do
+ * without). */
 typedef struct
 {
   const char   *text;        /* the text form; NULL: the values */
@@ -315,6 +317,14 @@ typedef struct
   double        offset;
   bool          normalize;
   CcShapeSpec   shape;       /* CC_SHAPE_MATRIX (0): the text or the values */
+  /* A layer or a file as the mask, the rest then ignored: each pixel's
+   * weight, its luminance in linear light times its alpha, as the front
+   * end reads it (babl's "YaA float" in the image's own space); NULL:
+   * none.  An even side gets a zero column or row at the right or bottom,
+   * and the weights are scaled to sum 1. */
+  const float  *image;
+  int64_t       image_width;
+  int64_t       image_height;
 } CcMaskSource;
 
 /* The one resolution of a mask for every front end: the mask, normalize
@@ -331,6 +341,7 @@ typedef struct
   const char      *name;             /* as the tool and the procedure spell it */
   const char      *summary;          /* a line for lists and help */
   bool             gpu;
+  int              mask_max;         /* largest mask width or height it takes */
   /* What 'auto' weighs: the order it tries GPU methods in (0: never), the
    * taps (register's work: width class x height) where it takes this one
    * ahead of the next (0: no bound; the lower bound where the method runs
@@ -346,6 +357,10 @@ typedef struct
 } CcMethodInfo;
 
 extern const CcMethodInfo cc_methods[CC_METHOD_COUNT];
+
+/* Whether 'method' takes a mask of this size (its mask_max); if not, why. */
+bool         cc_method_takes_size    (CcMethod method, int width, int height,
+                                      char *message, size_t size);
 
 /* Names, as the tool and the GIMP procedure spell them. */
 const char  *cc_method_name          (CcMethod method);

@@ -5,6 +5,8 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
+
 #include "engine.h"
 #include "pixel.h"
 #include "samples.h"
@@ -43,6 +45,16 @@ gold_fetch (const CcImage *src, const CcOptions *o, int64_t x, int64_t y, int c)
   return (o->has_alpha && c == src->channels - 1) || o->border == CC_BORDER_WHITE ? 1.0 : 0.0;
 }
 
+/* Channel c's samples at (x0 + x, y0 + y) for x < pw, y < ph, into out. */
+static void
+reach (const CcImage *src, const CcOptions *o, int64_t x0, int64_t y0, int64_t pw,
+       int64_t ph, int c, double *out)
+{
+  for (int64_t y = 0; y < ph; y++)
+    for (int64_t x = 0; x < pw; x++)
+      out[y * pw + x] = gold_fetch (src, o, x0 + x, y0 + y, c);
+}
+
 CcStatus
 cc_convolve_gold (const CcImage *src, int64_t out_x, int64_t out_y,
                   const CcImage *dst, const CcMask *mask, const CcOptions *o)
@@ -51,7 +63,8 @@ cc_convolve_gold (const CcImage *src, int64_t out_x, int64_t out_y,
   CcJob job;
   CcStatus status;
   int w, h, rx, ry;
-  double sum_abs = 0.0;
+  int64_t pw, ph;
+  double sum_abs = 0.0, *plane, *alpha;
   CcOptions plain;
 
   /* The output is double, never the transfer's type: check the call without
@@ -72,39 +85,60 @@ cc_convolve_gold (const CcImage *src, int64_t out_x, int64_t out_y,
   for (int i = 0; i < w * h; i++)
     sum_abs += fabs (mask->values[i]);
 
-  for (int64_t y = 0; y < dst->height; y++)
-    for (int64_t x = 0; x < dst->width; x++)
-      for (int c = 0; c < job.channels; c++)
-        {
-          int64_t sx = out_x + x, sy = out_y + y;
-          double plain = 0.0, kca = 0.0, wabs = 0.0, v;
+  /* Each channel's samples over the rectangle the output reaches, fetched
+   * once each (and alpha's, for weighting), so that the sums read rows. */
+  pw = dst->width + w - 1;
+  ph = dst->height + h - 1;
+  plane = malloc (sizeof (double) * pw * ph);
+  alpha = job.weighted ? malloc (sizeof (double) * pw * ph) : NULL;
+  if (!plane || (job.weighted && !alpha))
+    {
+      free (plane);
+      free (alpha);
+      return CC_ERROR_OUT_OF_MEMORY;
+    }
+  if (alpha)
+    reach (src, o, out_x - rx, out_y - ry, pw, ph, job.alpha, alpha);
 
-          if (job.mode[c] == CC_MODE_COPY)
-            v = load_sample (src, o, sx, sy, c);
-          else
-            {
-              for (int j = 0; j < h; j++)
-                for (int i = 0; i < w; i++)
+  for (int c = 0; c < job.channels; c++)
+    {
+      if (job.mode[c] != CC_MODE_COPY)
+        reach (src, o, out_x - rx, out_y - ry, pw, ph, c, plane);
+      for (int64_t y = 0; y < dst->height; y++)
+        for (int64_t x = 0; x < dst->width; x++)
+          {
+            double plain = 0.0, kca = 0.0, wabs = 0.0, v;
+
+            if (job.mode[c] == CC_MODE_COPY)
+              v = load_sample (src, o, out_x + x, out_y + y, c);
+            else
+              {
+                for (int j = 0; j < h; j++)
                   {
-                    double k = mask->values[j * w + i];
-                    double s = gold_fetch (src, o, sx + i - rx, sy + j - ry, c);
+                    const double *k = mask->values + j * w;
+                    const double *s = plane + (y + j) * pw + x;
+                    const double *a = alpha ? alpha + (y + j) * pw + x : NULL;
 
-                    plain += k * s;
-                    if (job.mode[c] == CC_MODE_WEIGHTED)
+                    for (int i = 0; i < w; i++)
                       {
-                        double a = gold_fetch (src, o, sx + i - rx, sy + j - ry,
-                                               job.alpha);
-                        kca  += k * s * a;
-                        wabs += fabs (k * a);
+                        plain += k[i] * s[i];
+                        if (job.mode[c] == CC_MODE_WEIGHTED)
+                          {
+                            kca  += k[i] * s[i] * a[i];
+                            wabs += fabs (k[i] * a[i]);
+                          }
                       }
                   }
-              if (job.mode[c] == CC_MODE_WEIGHTED && wabs != 0.0)
-                plain = kca * sum_abs / wabs;
-              v = plain / mask->divisor + mask->offset;
-              if (o->clamp)
-                v = cc_clamp01 (v);
-            }
-          ((double *) ((char *) dst->data + y * dst->stride))[x * job.channels + c] = v;
-        }
+                if (job.mode[c] == CC_MODE_WEIGHTED && wabs != 0.0)
+                  plain = kca * sum_abs / wabs;
+                v = plain / mask->divisor + mask->offset;
+                if (o->clamp)
+                  v = cc_clamp01 (v);
+              }
+            ((double *) ((char *) dst->data + y * dst->stride))[x * job.channels + c] = v;
+          }
+    }
+  free (plane);
+  free (alpha);
   return CC_OK;
 }

@@ -67,6 +67,32 @@ jacobi_svd (double *a, int h, int w, double *v)
     }
 }
 
+/* M as one term, column pj times row pi over their crossing, where that
+ * reproduces M within the tolerance; else 0. */
+static int
+rank1 (const double *m, int w, int h, float *u, float *v)
+{
+  int pivot = 0;
+  double total = 0.0, err = 0.0;
+
+  for (int k = 0; k < w * h; k++)
+    {
+      total += fabs (m[k]);
+      if (fabs (m[k]) > fabs (m[pivot]))
+        pivot = k;
+    }
+  if (m[pivot] == 0.0)
+    return 0;
+  for (int j = 0; j < h; j++)
+    u[j] = (float) m[j * w + pivot % w];
+  for (int i = 0; i < w; i++)
+    v[i] = (float) (m[(pivot / w) * w + i] / m[pivot]);
+  for (int j = 0; j < h; j++)
+    for (int i = 0; i < w; i++)
+      err += fabs (m[j * w + i] - (double) u[j] * v[i]);
+  return err <= SEPARABLE_TOLERANCE * total ? 1 : 0;
+}
+
 int
 cc_mask_separate (const double *m, int w, int h, int max_terms, float *u, float *v)
 {
@@ -83,6 +109,12 @@ cc_mask_separate (const double *m, int w, int h, int max_terms, float *u, float 
         v[i] = (float) (w == 1 ? 1.0 : m[i]);
       return 1;
     }
+
+  /* The SVD costs w^2 h a sweep, minutes past the direct methods' sizes:
+   * there only a rank-1 mask is found, as its largest tap's row and
+   * column. */
+  if (w > CC_DIRECT_MASK_MAX || h > CC_DIRECT_MASK_MAX)
+    return rank1 (m, w, h, u, v);
 
   a = malloc (sizeof (double) * w * h);
   vv = malloc (sizeof (double) * w * w);

@@ -1,17 +1,74 @@
 /* The one resolution of a mask for every front end (the procedure, the
- * GEGL operation, the tool): text or values, the identity where none are
- * given, GIMP's normalize rule, and the engine's checks, with one text for
- * each fault.
+ * GEGL operation, the tool): an image's weights, text or values, the
+ * identity where none are given, GIMP's normalize rule, and the engine's
+ * checks, with one text for each fault.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "convolve.h"
+
+/* An image's weights as the mask: its whole extent, an even side padded
+ * with zeros at the right or bottom, scaled to sum 1. */
+static bool
+mask_of_image (const CcMaskSource *source, CcMask *mask, double **values, char *message,
+               size_t size)
+{
+  const int64_t iw = source->image_width, ih = source->image_height;
+  double sum = 0.0;
+  int w, h;
+
+  if (iw < 1 || ih < 1)
+    {
+      snprintf (message, size, "the mask image is empty");
+      return false;
+    }
+  if (iw > CC_MASK_MAX || ih > CC_MASK_MAX)
+    {
+      snprintf (message, size, "the mask image is %lldx%lld; masks go to %dx%d",
+                (long long) iw, (long long) ih, CC_MASK_MAX, CC_MASK_MAX);
+      return false;
+    }
+  for (int64_t k = 0; k < iw * ih; k++)
+    {
+      if (!isfinite (source->image[k]))
+        {
+          snprintf (message, size, "the mask image's pixel (%lld,%lld) is not a finite number",
+                    (long long) (k % iw), (long long) (k / iw));
+          return false;
+        }
+      sum += source->image[k];
+    }
+  if (!(sum > 0.0))
+    {
+      snprintf (message, size, sum == 0.0
+                ? "the mask image is all zero (black or transparent): it weighs nothing"
+                : "the mask image's weights sum to %g; they must sum to more than 0", sum);
+      return false;
+    }
+  w = (int) iw | 1;
+  h = (int) ih | 1;
+  if (!(*values = calloc ((size_t) w * h, sizeof (double))))
+    {
+      snprintf (message, size, "out of memory");
+      return false;
+    }
+  for (int64_t y = 0; y < ih; y++)
+    for (int64_t x = 0; x < iw; x++)
+      (*values)[y * w + x] = source->image[y * iw + x] / sum;
+  mask->width = w;
+  mask->height = h;
+  mask->values = *values;
+  mask->divisor = 1.0;
+  mask->offset = 0.0;
+  return true;
+}
 
 bool
 cc_mask_resolve (const CcMaskSource *source, CcMask *mask, double **values,
@@ -20,6 +77,8 @@ cc_mask_resolve (const CcMaskSource *source, CcMask *mask, double **values,
   const size_t n = (size_t) source->width * source->height;
 
   *values = NULL;
+  if (source->image)
+    return mask_of_image (source, mask, values, message, size);
   if (source->shape.shape != CC_SHAPE_MATRIX)
     return cc_mask_shape (&source->shape, mask, values, message, size);
   if (source->text)

@@ -63,14 +63,9 @@ parse (const char *text, int *width, int *height, double **values,
        char *message, size_t size)
 {
   const char *p = text;
-  double *v = malloc (sizeof (double) * CC_MASK_MAX * CC_MASK_MAX);
-  int n = 0, rows = 0, cols = 0, in_row = 0;
+  double *v = NULL;
+  int n = 0, cap = 0, rows = 0, cols = 0, in_row = 0;
 
-  if (!v)
-    {
-      snprintf (message, size, "out of memory");
-      return false;
-    }
   for (;;)
     {
       char *end, q[24];
@@ -94,10 +89,23 @@ parse (const char *text, int *width, int *height, double **values,
                     (int) (end - p > 20 ? 20 : end - p), p);
           goto fail;
         }
-      if (++in_row > CC_MASK_MAX || n >= CC_MASK_MAX * CC_MASK_MAX)
+      if (++in_row > CC_MASK_MAX)
         {
           snprintf (message, size, "matrix: more than %d values in a row", CC_MASK_MAX);
           goto fail;
+        }
+      /* Grown by doubling: a 1023x1023 mask is 8 MB, a 3x3 needs little. */
+      if (n == cap)
+        {
+          double *grown;
+
+          cap = cap ? 2 * cap : 64;
+          if (!(grown = realloc (v, sizeof (double) * cap)))
+            {
+              snprintf (message, size, "out of memory");
+              goto fail;
+            }
+          v = grown;
         }
       v[n++] = x;
       p = end;

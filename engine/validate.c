@@ -109,6 +109,8 @@ cc_check_call (const CcImage *src, int64_t out_x, int64_t out_y, const CcImage *
     return cc_fail (result, CC_ERROR_INVALID, "unknown border mode %d", (int) o->border);
   if ((unsigned) o->method >= CC_METHOD_COUNT)
     return cc_fail (result, CC_ERROR_INVALID, "unknown method %d", (int) o->method);
+  if (!cc_method_takes_size (o->method, mask->width, mask->height, m, n))
+    return cc_fail (result, CC_ERROR_UNSUPPORTED, "%s", m);
   if (o->has_alpha && src->channels < 2)
     return cc_fail (result, CC_ERROR_INVALID,
                     "an image with alpha needs at least 2 channels");

@@ -88,7 +88,8 @@ gpu_start_up (struct _CcGpu *g)
        * default stream, such as an upload of an on_device source whose DMA
        * from pageable memory may still be running when cudaMemcpy returns. */
       (err = cudaStreamCreateWithFlags (&g->stream, cudaStreamDefault)) != cudaSuccess ||
-      (err = cudaMalloc (&g->mask, sizeof (float) * CC_MASK_MAX * CC_MASK_MAX)) != cudaSuccess ||
+      (err = cudaMalloc (&g->mask, sizeof (float) * CC_DIRECT_MASK_MAX *
+                                   CC_DIRECT_MASK_MAX)) != cudaSuccess ||
       (err = cudaMalloc (&g->claims, sizeof (unsigned) * LANE_CLAIMS * LANES)) != cudaSuccess ||
       (err = cudaMemset (g->claims, 0, sizeof (unsigned) * LANE_CLAIMS * LANES)) != cudaSuccess)
     {

@@ -55,7 +55,8 @@ reg_mask_stride (int kw)
 }
 
 /* [height][stride]; 127 x 128 floats is 63.5 KB, within the 64 KB bank. */
-__constant__ __align__ (8) float c_reg_mask[reg_mask_stride (REG_MAX_WIDTH) * CC_MASK_MAX];
+__constant__ __align__ (8) float
+  c_reg_mask[reg_mask_stride (REG_MAX_WIDTH) * CC_DIRECT_MASK_MAX];
 
 /* Two blocks of 512 an SM cap a thread at 64 registers, which the plain
  * kernels fit without spilling; reg_wide's take 80, three blocks of 256;
@@ -763,13 +764,14 @@ struct BlockShape
 };
 
 static const BlockShape block_shapes[] = {
-  { 3, CC_MASK_MAX, 3, true, true, 8, 16 },   /* ahead of 12 and 20 rows, and of 8 of 16 */
+  /* ahead of 12 and 20 rows, and of 8 of 16 */
+  { 3, CC_DIRECT_MASK_MAX, 3, true, true, 8, 16 },
   { 3, 5, 3, false, false, 16, 24 },
   { 7, 7, 3, true, false, 16, 16 },
   { 7, 7, 3, false, false, 16, 8 },
   { 3, 24, 3, false, false, 16, 16 },
-  { 25, CC_MASK_MAX, 25, false, false, 8, 32 },
-  { 25, CC_MASK_MAX, 3, false, false, 16, 32 },
+  { 25, CC_DIRECT_MASK_MAX, 25, false, false, 8, 32 },
+  { 25, CC_DIRECT_MASK_MAX, 3, false, false, 16, 32 },
 };
 
 /* Masks under 3 rows or columns (row passes, 1D signals): 8 rows of a warp. */
@@ -880,7 +882,7 @@ cc_register_set_mask (const float *mask, int width, int height, cudaStream_t str
 {
   const int kw = cc_mask_width_class (width);
   const int pad = (kw - width) / 2, stride = reg_mask_stride (kw);
-  float padded[reg_mask_stride (REG_MAX_WIDTH) * CC_MASK_MAX];
+  float padded[reg_mask_stride (REG_MAX_WIDTH) * CC_DIRECT_MASK_MAX];
 
   cudaError_t err;
 
@@ -1043,7 +1045,7 @@ check (const CcJob *job, size_t *shared, char *message, size_t size)
   if (!cc_mask_width_class (job->mask_width))
     {
       snprintf (message, size, "register takes masks up to %d wide; this one is %d",
-                CC_MASK_MAX, job->mask_width);
+                CC_DIRECT_MASK_MAX, job->mask_width);
       return CC_ERROR_UNSUPPORTED;
     }
   if (job->weighted && job->channels != 2 && job->channels != 4)

@@ -13,7 +13,7 @@
 
 #include "gpu.cuh"
 
-__constant__ float c_mask[CC_MASK_MAX * CC_MASK_MAX];
+__constant__ float c_mask[CC_DIRECT_MASK_MAX * CC_DIRECT_MASK_MAX];
 
 struct ConstantTaps
 {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "engine.h"
 #include "pixel.h"
 
 static void
@@ -224,18 +225,21 @@ test_mask_resolve (void)
     CcMaskSource source;
     const char *word;   /* NULL: taken */
   } refused[] = {
-    { { NULL, box, 9, 4, 3, 1.0, 0.0, false, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } }, "odd" },
-    { { NULL, box, 9, 129, 1, 1.0, 0.0, false, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } }, "odd" },
-    { { NULL, box, 8, 3, 3, 1.0, 0.0, false, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } }, "8 values" },
-    { { NULL, nan3, 3, 3, 1, 1.0, 0.0, false, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } }, "finite" },
-    { { NULL, box, 9, 3, 3, 0.0, 0.0, false, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } }, "divisor" },
-    { { NULL, box, 9, 3, 3, 1.0, INFINITY, false, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } }, "offset" },
-    { { "1,2;3,4", NULL, 0, 0, 0, 1.0, 0.0, false, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } }, "odd" },
-    { { "1,x,1", NULL, 0, 0, 0, 1.0, 0.0, false, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } }, "number" },
+    { { .values = box, .n_values = 9, .width = 4, .height = 3, .divisor = 1.0 }, "odd" },
+    { { .values = box, .n_values = 9, .width = CC_MASK_MAX + 2, .height = 1, .divisor = 1.0 },
+      "odd" },
+    { { .values = box, .n_values = 8, .width = 3, .height = 3, .divisor = 1.0 }, "8 values" },
+    { { .values = nan3, .n_values = 3, .width = 3, .height = 1, .divisor = 1.0 }, "finite" },
+    { { .values = box, .n_values = 9, .width = 3, .height = 3 }, "divisor" },
+    { { .values = box, .n_values = 9, .width = 3, .height = 3, .divisor = 1.0,
+        .offset = INFINITY }, "offset" },
+    { { .text = "1,2;3,4", .divisor = 1.0 }, "odd" },
+    { { .text = "1,x,1", .divisor = 1.0 }, "number" },
   };
-  CcMaskSource identity = { NULL, NULL, 0, 5, 3, 1.0, 0.0, false, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } };
-  CcMaskSource text = { "1,2,1", NULL, 0, 0, 0, 0.0, 0.0, true, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } };
-  CcMaskSource values = { NULL, box, 9, 3, 3, 0.0, 0.25, true, { CC_SHAPE_MATRIX, 0, 0, 0, 0 } };
+  CcMaskSource identity = { .width = 5, .height = 3, .divisor = 1.0 };
+  CcMaskSource text = { .text = "1,2,1", .normalize = true };
+  CcMaskSource values = { .values = box, .n_values = 9, .width = 3, .height = 3, .offset = 0.25,
+                          .normalize = true };
   char msg[256];
   double *v;
   CcMask m;
@@ -259,6 +263,42 @@ test_mask_resolve (void)
              strstr (msg, refused[i].word),
              "refused with '%s': %s", refused[i].word, msg);
     }
+
+  /* An image's weights: a 4x3 image is a 5x3 mask, its last column zero,
+   * scaled to sum 1; the shape, the text and normalize ignored. */
+  {
+    static const float weights[12] = { 1, 2, 3, 4, 0, 0, 0, 2, 0.5f, 0.5f, 0, 3 };
+    static const float zero[4] = { 0, 0, 0, 0 }, negative[2] = { 1, -3 };
+    static const float bad[3] = { 1, NAN, 1 };
+    CcMaskSource image = { .text = "1,x", .divisor = 5.0, .offset = 0.5, .normalize = true,
+                           .shape = { CC_SHAPE_DISC, 3, 0, 0, 0 }, .image = weights,
+                           .image_width = 4, .image_height = 3 };
+    static const struct { const float *px; int64_t w, h; const char *word; } no[] = {
+      { zero, 2, 2, "all zero" }, { negative, 2, 1, "sum to -2" }, { bad, 3, 1, "finite" },
+      { zero, 0, 4, "empty" }, { zero, CC_MASK_MAX + 1, 1, "masks go to" },
+    };
+    double sum = 0.0;
+
+    if (CHECK (cc_mask_resolve (&image, &m, &v, msg, sizeof msg) && m.width == 5 &&
+               m.height == 3 && m.divisor == 1.0 && m.offset == 0.0, "a 4x3 image: %s", msg))
+      {
+        for (int k = 0; k < 15; k++)
+          sum += v[k];
+        CHECK (fabs (sum - 1.0) < 1e-12 && v[4] == 0.0 && v[9] == 0.0 && v[14] == 0.0 &&
+               fabs (v[3] - 4.0 / 16.0) < 1e-12 && fabs (v[13] - 3.0 / 16.0) < 1e-12,
+               "a 4x3 image's weights over their sum 16, a zero column at the right");
+        free (v);
+      }
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+      {
+        image.image = no[i].px;
+        image.image_width = no[i].w;
+        image.image_height = no[i].h;
+        msg[0] = '\0';
+        CHECK (!cc_mask_resolve (&image, &m, &v, msg, sizeof msg) && !v &&
+               strstr (msg, no[i].word), "an image refused with '%s': %s", no[i].word, msg);
+      }
+  }
 }
 
 /* ---- Shapes: each against its cell coverage computed here, by sampling
@@ -494,7 +534,6 @@ test_shape_errors (void)
     { { CC_SHAPE_POLYGON, 5.0, 0, 13, 0 }, "blades" },
     { { CC_SHAPE_RING, 5.0, 0, 0, 0.96 }, "inner" },
     { { CC_SHAPE_MOTION, 5.0, INFINITY, 0, 0 }, "angle" },
-    { { CC_SHAPE_DISC, 64.0, 0, 0, 0 }, "masks go to" },
   };
   char msg[256];
   double *v;
@@ -613,7 +652,7 @@ test_errors (CcContext *ctx)
   CcResult r;
   char msg[256];
   struct { const char *what; CcStatus want; } cases[] = {
-    { "even mask width", CC_ERROR_INVALID }, { "mask of 129", CC_ERROR_INVALID },
+    { "even mask width", CC_ERROR_INVALID }, { "mask of 1025", CC_ERROR_INVALID },
     { "NaN in the mask", CC_ERROR_INVALID }, { "divisor 0", CC_ERROR_INVALID },
     { "infinite offset", CC_ERROR_INVALID }, { "output outside the source", CC_ERROR_INVALID },
     { "channel counts differ", CC_ERROR_INVALID }, { "stride too small", CC_ERROR_INVALID },
@@ -635,7 +674,7 @@ test_errors (CcContext *ctx)
       switch (k)
         {
         case 0: mk.width = 2; break;
-        case 1: mk.width = 129; break;
+        case 1: mk.width = CC_MASK_MAX + 2; break;
         case 2: mk.values = m_nan; break;
         case 3: mk.divisor = 0.0; break;
         case 4: mk.offset = INFINITY; break;
@@ -679,6 +718,105 @@ test_errors (CcContext *ctx)
              "auto without a GPU: %s, method %s, '%s'", cc_status_name (st),
              cc_method_name (r.method_used), r.message);
     }
+}
+
+/* Masks past the GPU's direct methods: to 1023x1023 on the CPU, within
+ * the transform's bound of the gold (on small images: the gold sums a
+ * million taps a sample), and refused by name by the methods that stop at
+ * 127x127, the output untouched.  A large rank-1 mask is found as one
+ * term without the SVD, and a full-rank one is not. */
+static void
+test_large_masks (CcContext *ctx)
+{
+  static const struct { int w, h, W, H, C; bool weighted; CcBorder border; } cases[] = {
+    { 1023, 1023, 32, 24, 1, false, CC_BORDER_MIRROR },
+    { 129, 513, 48, 32, 4, true, CC_BORDER_EXTEND },
+    { 1023, 1, 300, 5, 1, false, CC_BORDER_WRAP },
+  };
+  static float in[300 * 70 * 4], out[300 * 70 * 4], keep[300 * 70 * 4];
+  static double gold[300 * 70 * 4];
+  double *m = malloc (sizeof (double) * CC_MASK_MAX * CC_MASK_MAX);
+  float *u = malloc (sizeof (float) * CC_MASK_MAX), *v = malloc (sizeof (float) * CC_MASK_MAX);
+
+  if (!CHECK (m && u && v, "memory for large masks"))
+    goto out;
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+    {
+      const int w = cases[k].w, h = cases[k].h, W = cases[k].W, H = cases[k].H;
+      const int C = cases[k].C;
+      CcImage src = { in, CC_TYPE_FLOAT, C, W, H, W * C * 4, false };
+      CcImage dst = { out, CC_TYPE_FLOAT, C, W, H, W * C * 4, false };
+      CcImage ref = { gold, CC_TYPE_DOUBLE, C, W, H, W * C * 8, false };
+      CcMask mask = { w, h, m, 0.0, 0.0 };
+      double sum_abs = 0.0;
+      CcOptions o;
+      CcResult r;
+      size_t first = 0;
+      int bad;
+
+      for (int i = 0; i < w * h; i++)
+        {
+          m[i] = check_uniform (-0.5, 1.0);
+          mask.divisor += m[i];
+          sum_abs += fabs (m[i]);
+        }
+      for (int i = 0; i < W * H * C; i++)
+        in[i] = (float) (C > 1 && i % C == C - 1 && cases[k].weighted
+                         ? (i / C % W < W / 3 ? 0.0 : 1.0)
+                         : 0.5 + 0.3 * sin (i * 0.01) + check_uniform (-0.05, 0.05));
+      cc_options_init (&o);
+      o.method = CC_METHOD_CPU;
+      o.border = cases[k].border;
+      o.clamp = false;
+      o.has_alpha = o.alpha_weighting = cases[k].weighted;
+      if (!CHECK (cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r) == CC_OK &&
+                  cc_convolve_gold (&src, 0, 0, &ref, &mask, &o) == CC_OK,
+                  "%dx%d: %s", w, h, r.message))
+        continue;
+      bad = check_off_gold (out, gold, (size_t) W * H * C,
+                            1e-4 * sum_abs / fabs (mask.divisor) + 1e-5, &first);
+#ifdef HAVE_FFTW
+      CHECK (h == 1 || strcmp (r.kernel, "cpu fft") == 0, "%dx%d ran '%s'", w, h, r.kernel);
+#endif
+      CHECK (bad == 0, "%dx%d on %dx%d, %d channels, border %s: %d samples off the gold, "
+             "the first (%d,%d) channel %d: %g, gold %g", w, h, W, H, C,
+             cc_border_name (cases[k].border), bad, (int) (first / C % W),
+             (int) (first / C / W), (int) (first % C), out[first], gold[first]);
+
+      /* The direct GPU methods stop at 127x127, whether or not a GPU is here. */
+      if (w > CC_DIRECT_MASK_MAX || h > CC_DIRECT_MASK_MAX)
+        for (int method = CC_METHOD_BASIC; method < CC_METHOD_COUNT; method++)
+          {
+            char msg[256];
+            CcStatus st;
+
+            o.method = (CcMethod) method;
+            memcpy (keep, out, sizeof out);
+            st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
+            CHECK (st == CC_ERROR_UNSUPPORTED && strstr (r.message, cc_method_name (o.method)) &&
+                   strstr (r.message, "127x127") && memcmp (out, keep, sizeof out) == 0 &&
+                   cc_method_check (ctx, o.method, &mask, C, cases[k].weighted, msg,
+                                    sizeof msg) == CC_ERROR_UNSUPPORTED,
+                   "%s with a %dx%d mask: %s '%s'", cc_method_name (o.method), w, h,
+                   cc_status_name (st), r.message);
+          }
+    }
+
+  /* A 1023x801 outer product is one term; noise of that size is none. */
+  for (int j = 0; j < 801; j++)
+    for (int i = 0; i < 1023; i++)
+      m[j * 1023 + i] = exp (-(i - 511) * (i - 511) / 3e4) * (1.0 + 0.5 * cos (j * 0.01));
+  CHECK (cc_mask_separate (m, 1023, 801, CC_SEPARABLE_MAX_TERMS, u, v) == 1 &&
+         fabs ((double) u[400] * v[511] - m[400 * 1023 + 511]) < 1e-6,
+         "a 1023x801 rank-1 mask is one term");
+  for (int i = 0; i < 1023 * 801; i++)
+    m[i] = check_uniform (0.0, 1.0);
+  CHECK (cc_mask_separate (m, 1023, 801, CC_SEPARABLE_MAX_TERMS, u, v) == 0,
+         "a 1023x801 random mask is not separated");
+out:
+  free (m);
+  free (u);
+  free (v);
 }
 
 /* Border names, GEGL's aliases, and names that are none. */
@@ -977,6 +1115,7 @@ main (void)
   test_shape_steps ();
   test_shape_errors ();
   test_cpu_fft (ctx);
+  test_large_masks (ctx);
   test_names ();
   test_bytes ();
   test_transfer ();

@@ -79,7 +79,7 @@ test_malformed (void)
     { "[Preset]\nName=   \nWidth=3\nHeight=1\nRow1=1,1,1\n", "Name" },
     { "[Preset]\nName=x\nHeight=1\nRow1=1\n", "Width" },
     { "[Preset]\nName=x\nWidth=2\nHeight=1\nRow1=1,1\n", "Width" },
-    { "[Preset]\nName=x\nWidth=129\nHeight=1\nRow1=1\n", "Width" },
+    { "[Preset]\nName=x\nWidth=1025\nHeight=1\nRow1=1\n", "Width" },
     { "[Preset]\nName=x\nWidth=-3\nHeight=1\nRow1=1\n", "Width" },
     { "[Preset]\nName=x\nWidth=3.5\nHeight=1\nRow1=1\n", "Width" },
     { "[Preset]\nName=x\nWidth=3\nHeight=3\nRow1=1,1,1\nRow2=1,1,1\n", "Row3" },

@@ -132,6 +132,17 @@ expect 0 --matrix @"$tmp/m127.txt" --normalize "$tmp/c8.ppm" "$tmp/m-file.ppm" &
   same "$tmp/m-inline.ppm" "$tmp/m-file.ppm"
 "$tool" --matrix - --normalize "$tmp/c8.ppm" "$tmp/m-stdin.ppm" <"$tmp/m127.txt" &&
   same "$tmp/m-inline.ppm" "$tmp/m-stdin.ppm" || fail "--matrix - from standard input"
+# The largest mask, 1023x1023, from a file: its identity gives the input
+# back; one wider is refused by its size.
+awk 'BEGIN { for (j = 0; j < 1023; j++) { r = "0"
+             for (i = 1; i < 1023; i++) r = r (i == 511 && j == 511 ? ",1" : ",0")
+             print r } }' >"$tmp/id1023.txt"
+expect 0 --matrix @"$tmp/id1023.txt" "$tmp/c8.ppm" "$tmp/id1023.ppm" &&
+  same "$tmp/c8.ppm" "$tmp/id1023.ppm"
+sed 's/$/,0,0/' "$tmp/id1023.txt" >"$tmp/wide.txt"
+expect 2 --matrix @"$tmp/wide.txt" "$tmp/c8.ppm" "$tmp/x.ppm" && grep -q 1023 "$tmp/err.txt" ||
+  fail "a 1025-wide mask: $(cat "$tmp/err.txt")"
+rm -f "$tmp/id1023.txt" "$tmp/wide.txt"
 
 # Shapes: the printed mask sums to 1 and gives, as a --matrix, what the
 # shape gives; every shape runs.
@@ -190,7 +201,8 @@ expect 2 --shape polygon --blades 2 "$tmp/g8.pgm" "$tmp/x.pgm" && grep -q blades
   fail "blades 2: $(cat "$tmp/err.txt")"
 expect 2 --shape polygon --blades 4.5 "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --shape ring --inner 0.99 "$tmp/g8.pgm" "$tmp/x.pgm"
-expect 2 --shape disc --radius 64 "$tmp/g8.pgm" "$tmp/x.pgm"
+expect 2 --shape disc --radius 600 "$tmp/g8.pgm" "$tmp/x.pgm" && grep -q radius "$tmp/err.txt" ||
+  fail "radius 600: $(cat "$tmp/err.txt")"
 expect 2 --radius 3 "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --shape disc --matrix 1 "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --shape disc --print-matrix "$tmp/g8.pgm"

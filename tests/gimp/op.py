@@ -214,8 +214,8 @@ def shape_weights(shape, params):
 def test_shapes():
     """Each shape through the op, merged, equals the procedure with the same
     shape and the procedure given the shape's weights as a matrix, byte for
-    byte; values out of range are refused by the procedure and pass the
-    op's input through, the layer untouched."""
+    byte; an unknown shape is refused by the procedure, and a matrix past
+    1023 values a row passes the op's input through, the layer untouched."""
     for shape, params in SHAPES:
         image, layer, px = new_image(41, 33, "RGBA", "u8")
         original = px.raw()
@@ -233,13 +233,11 @@ def test_shapes():
         image.delete()
     image, layer, px = new_image(19, 15, "RGBA", "u8")
     before = px.raw()
-    for what, args in (("an unknown shape", dict(shape="star")),
-                       ("a disc too large for a mask", dict(shape="disc", radius=100.0))):
-        status, values = run(image, [layer], **args)
-        check(status != Gimp.PDBStatusType.SUCCESS and px.raw() == before,
-              "the procedure refuses %s: %s" % (what, values[0]))
-    layer.merge_filter(op_filter(layer, shape="disc", radius=100.0))
-    check(px.raw() == before, "the op passes a disc too large for a mask through")
+    status, values = run(image, [layer], shape="star")
+    check(status != Gimp.PDBStatusType.SUCCESS and px.raw() == before,
+          "the procedure refuses an unknown shape: %s" % values[0])
+    layer.merge_filter(op_filter(layer, matrix=",".join(["1"] * 1025)))
+    check(px.raw() == before, "the op passes a 1025-wide matrix through")
     image.delete()
 
 
@@ -254,6 +252,27 @@ def test_fault():
     check(image2.get_width() == 9, "GIMP still runs after the failure")
     image.delete()
     image2.delete()
+
+
+def test_large_mask():
+    """The op's matrix past 127x127: a 255x201 mask of one tap, 90 left of
+    its centre and 77 down, moves the image cyclically with border wrap,
+    as the procedure given the same values does, byte for byte."""
+    mw, mh, dx, dy = 255, 201, -90, 77
+    rows = [["0"] * mw for _ in range(mh)]
+    rows[mh // 2 + dy][mw // 2 + dx] = "1"
+    image, layer, px = new_image(33, 21, "RGB", "u8")
+    before, copy = px.read(), merged_copy(image, layer)
+    layer.merge_filter(op_filter(layer, matrix=";".join(",".join(r) for r in rows),
+                                 border="wrap"))
+    weights = [float(v) for r in rows for v in r]
+    status, values = run(image, [copy], mask_width=mw, mask_height=mh, matrix=weights,
+                         border="wrap")
+    moved = [[before[(y + dy) % 21][(x + dx) % 33] for x in range(33)] for y in range(21)]
+    check(px.read() == moved and Pixels(copy, px.fmt, "u8", 3).read() == moved,
+          "a 255x201 matrix through the op and the procedure moves the image by (%d,%d): %r"
+          % (dx, dy, values))
+    image.delete()
 
 
 mode = os.environ.get("CC_TEST_MODE")
@@ -275,5 +294,6 @@ else:
     test_invalid()
     test_choices()
     test_shapes()
+    test_large_mask()
     test_gegl_tool()
     summary("GEGL operation")
