@@ -47,10 +47,11 @@ op_settings_new (const CcShapeSpec *shape, const gchar *preset, const gchar *mat
       /* The kept values where the text is the one they came from. */
       const gboolean kept = same_matrix && same_matrix->values;
       const CcMaskSource source = {
-        kept ? NULL : matrix ? matrix : "", kept ? same_matrix->values : NULL,
-        kept ? (gsize) same_matrix->width * same_matrix->height : 0,
-        kept ? same_matrix->width : 0, kept ? same_matrix->height : 0,
-        divisor, offset, normalize, *shape };
+        .text = kept ? NULL : matrix ? matrix : "",
+        .values = kept ? same_matrix->values : NULL,
+        .n_values = kept ? (gsize) same_matrix->width * same_matrix->height : 0,
+        .width = kept ? same_matrix->width : 0, .height = kept ? same_matrix->height : 0,
+        .divisor = divisor, .offset = offset, .normalize = normalize, .shape = *shape };
       double *values;
       char why[256];
 

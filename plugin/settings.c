@@ -83,8 +83,9 @@ settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **e
     }
   else
     {
-      const CcMaskSource source = { NULL, values, n, s->width, s->height, s->divisor,
-                                    s->offset, normalize, s->shape };
+      const CcMaskSource source = {
+        .values = values, .n_values = n, .width = s->width, .height = s->height,
+        .divisor = s->divisor, .offset = s->offset, .normalize = normalize, .shape = s->shape };
       CcMask m;
       double *resolved;
       char why[256];

@@ -475,8 +475,9 @@ main (int argc, char **argv)
 
       if (matrix && !text && (matrix[0] == '@' || strcmp (matrix, "-") == 0))
         return die (2, "--matrix %s: %s", matrix, error);
-      const CcMaskSource source = { text ? text : matrix ? matrix : "0,0,0;0,1,0;0,0,0",
-                                    NULL, 0, 0, 0, divisor, offset, normalize, shape };
+      const CcMaskSource source = {
+        .text = text ? text : matrix ? matrix : "0,0,0;0,1,0;0,0,0", .divisor = divisor,
+        .offset = offset, .normalize = normalize, .shape = shape };
 
       parsed = cc_mask_resolve (&source, &s.mask, &values, error, sizeof error);
       free (text);
