@@ -319,7 +319,7 @@ typedef struct
   CcShapeSpec   shape;       /* CC_SHAPE_MATRIX (0): the text or the values */
   /* A layer or a file as the mask, the rest then ignored: each pixel's
    * weight, its luminance in linear light times its alpha, as the front
-   * end reads it (babl's "YaA float" in the image's own space); NULL:
+   * end reads it (babl's "YA float" in the image's own space); NULL:
    * none.  An even side gets a zero column or row at the right or bottom,
    * and the weights are scaled to sum 1. */
   const float  *image;

@@ -144,6 +144,40 @@ expect 2 --matrix @"$tmp/wide.txt" "$tmp/c8.ppm" "$tmp/x.ppm" && grep -q 1023 "$
   fail "a 1025-wide mask: $(cat "$tmp/err.txt")"
 rm -f "$tmp/id1023.txt" "$tmp/wide.txt"
 
+# --mask-image: a 3x2 sRGB RGBA image's weights are each pixel's luminance
+# in linear light (babl's sRGB luminance) times its alpha, over their
+# sum, a zero row below (computed here); the mask image gives what its
+# printed weights give as --matrix; bad mask images and mixed options are
+# refused, with no output.
+{ printf 'P7\nWIDTH 3\nHEIGHT 2\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n'
+  printf '\377\000\000\377\000\377\000\377\000\000\377\200'
+  printf '\377\377\377\000\200\200\200\377\000\000\000\377'; } >"$tmp/mask.pam"
+if expect 0 --mask-image "$tmp/mask.pam" --print-matrix; then
+  awk -F'[,;]' 'function lin(c) { c /= 255; return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ^ 2.4 }
+    BEGIN { w[1] = 0.22248794; w[2] = 0.71690384; w[3] = 0.06060826 * 128 / 255
+            w[5] = lin(128) * (0.22248794 + 0.71690384 + 0.06060826)
+            for (i = 1; i <= 9; i++) s += w[i]
+            for (i = 1; i <= 9; i++) want[i] = w[i] / s }
+    { if (NF != 9) { print "a 3x3 mask expected, got " NF " values"; exit 1 }
+      for (i = 1; i <= 9; i++) if ((d = $i - want[i]) > 1e-6 || d < -1e-6) {
+        print "weight " i ": " $i ", want " want[i]; exit 1 } }' "$tmp/out.txt" >"$tmp/why.txt" ||
+    fail "--mask-image weights: $(cat "$tmp/why.txt")"
+  cp "$tmp/out.txt" "$tmp/weights.txt"
+  expect 0 --mask-image "$tmp/mask.pam" "$tmp/c8.ppm" "$tmp/by-image.ppm" &&
+  expect 0 --matrix @"$tmp/weights.txt" "$tmp/c8.ppm" "$tmp/by-matrix.ppm" &&
+    same "$tmp/by-image.ppm" "$tmp/by-matrix.ppm"
+fi
+{ printf 'P5\n2 2\n255\n'; head -c 4 /dev/zero; } >"$tmp/black.pgm"
+expect 2 --mask-image "$tmp/black.pgm" "$tmp/c8.ppm" "$tmp/x.ppm" && grep -q "all zero" "$tmp/err.txt" ||
+  fail "an all-zero mask image: $(cat "$tmp/err.txt")"
+{ printf 'P5\n1024 1\n255\n'; head -c 1024 /dev/urandom; } >"$tmp/wide.pgm"
+expect 2 --mask-image "$tmp/wide.pgm" "$tmp/c8.ppm" "$tmp/x.ppm" && grep -q 1023 "$tmp/err.txt" ||
+  fail "a 1024-wide mask image: $(cat "$tmp/err.txt")"
+expect 2 --mask-image "$tmp/mask.pam" --shape disc "$tmp/c8.ppm" "$tmp/x.ppm"
+expect 2 --mask-image "$tmp/mask.pam" --matrix 1 "$tmp/c8.ppm" "$tmp/x.ppm"
+expect 2 --mask-image "$tmp/no-such.pgm" "$tmp/c8.ppm" "$tmp/x.ppm"
+[ -e "$tmp/x.ppm" ] && fail "a refused mask image wrote an output"
+
 # Shapes: the printed mask sums to 1 and gives, as a --matrix, what the
 # shape gives; every shape runs.
 for shape in "gaussian --radius 2.5" "disc --radius 3" "polygon --radius 4 --blades 5 --angle 10" \

@@ -56,6 +56,11 @@ static const char usage[] =
   "  --blades N            polygon: 3 to 12 sides (default 6)\n"
   "  --inner F             ring: the hole's radius over the radius, 0 to 0.95\n"
   "                        (default 0.5)\n"
+  "  --mask-image FILE     the mask made from an image (any format this tool\n"
+  "                        reads): each pixel's luminance in linear light times\n"
+  "                        its alpha, scaled to sum 1, up to 1023x1023 (an even\n"
+  "                        side gains a zero column or row); not with --preset,\n"
+  "                        --matrix, --shape, --divisor, --offset, --normalize\n"
   "  --print-matrix        print the mask's values in the text form --matrix takes\n"
   "                        and stop (the divisor and offset are not part of it)\n"
   "  --border MODE         zero, extend, wrap, mirror, black or white (default\n"
@@ -78,6 +83,37 @@ static const char usage[] =
   "  --version             print the version\n";
 
 /* ---- Options ----------------------------------------------------------------- */
+
+/* --mask-image: the file read as an input is, whole, its weights made the
+ * mask by cc_mask_resolve.  Leaves GEGL started where the file needed it. */
+static bool
+mask_of_image (const char *path, CcMask *mask, double **values, char *error, size_t size)
+{
+  Job job = { .in = path, .raw_in = is_raw_file (path) };
+  CcMaskSource source = { 0 };
+  float *weights = NULL;
+  bool ok;
+
+  if (!job.raw_in && !files_init (error, size))
+    return false;
+  job_decode (&job);
+  if (job.failed)
+    {
+      snprintf (error, size, "%s", job.error);
+      return false;
+    }
+  ok = files_mask_weights (&job.src, &weights, error, size);
+  if (ok)
+    {
+      source.image = weights;
+      source.image_width = job.src.image.width;
+      source.image_height = job.src.image.height;
+      ok = cc_mask_resolve (&source, mask, values, error, size);
+    }
+  free (weights);
+  files_image_free (&job.src);
+  return ok;
+}
 
 static int
 die (int code, const char *format, ...)
@@ -331,7 +367,8 @@ main (int argc, char **argv)
   enum { OPT_MATRIX = 256, OPT_DIVISOR, OPT_OFFSET, OPT_NORMALIZE, OPT_BORDER,
          OPT_METHOD, OPT_PERCEPTUAL, OPT_CHANNELS, OPT_NO_CLAMP, OPT_NO_WEIGHT,
          OPT_KEEP_ALPHA, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_PRESET, OPT_LIST_PRESETS,
-         OPT_SHAPE, OPT_RADIUS, OPT_ANGLE, OPT_BLADES, OPT_INNER, OPT_PRINT_MATRIX };
+         OPT_SHAPE, OPT_RADIUS, OPT_ANGLE, OPT_BLADES, OPT_INNER, OPT_PRINT_MATRIX,
+         OPT_MASK_IMAGE };
   static const struct option longopts[] = {
     { "output-dir",         required_argument, NULL, 'o' },
     { "preset",             required_argument, NULL, OPT_PRESET },
@@ -346,6 +383,7 @@ main (int argc, char **argv)
     { "blades",             required_argument, NULL, OPT_BLADES },
     { "inner",              required_argument, NULL, OPT_INNER },
     { "print-matrix",       no_argument,       NULL, OPT_PRINT_MATRIX },
+    { "mask-image",         required_argument, NULL, OPT_MASK_IMAGE },
     { "border",             required_argument, NULL, OPT_BORDER },
     { "method",             required_argument, NULL, OPT_METHOD },
     { "perceptual",         no_argument,       NULL, OPT_PERCEPTUAL },
@@ -363,6 +401,7 @@ main (int argc, char **argv)
   double divisor = 1.0, offset = 0.0;
   bool normalize = false, divisor_given = false, offset_given = false, need_files = false;
   bool print_matrix = false;
+  const char *mask_image = NULL;
   const char *shape_option = NULL;   /* the first of --radius, --angle, ... given */
   CcShapeSpec shape = { CC_SHAPE_MATRIX, 5.0, 0.0, 6, 0.5 };
   double number;
@@ -393,6 +432,7 @@ main (int argc, char **argv)
         break;
       case OPT_VERBOSE:    s.verbose = true; break;
       case OPT_PRINT_MATRIX: print_matrix = true; break;
+      case OPT_MASK_IMAGE: mask_image = optarg; break;
       case OPT_SHAPE:
         if (!cc_shape_from_name (optarg, &shape.shape))
           return die (2, "--shape: '%s' is not one of %s", optarg, cc_shape_names ());
@@ -453,6 +493,10 @@ main (int argc, char **argv)
       default:
         return die (2, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
       }
+  if (mask_image && (shape.shape != CC_SHAPE_MATRIX || preset || matrix || divisor_given ||
+                     offset_given || normalize))
+    return die (2, "--mask-image makes the mask, scaled to sum 1: leave out --shape, --preset, "
+                "--matrix, --divisor, --offset and --normalize");
   if (shape.shape != CC_SHAPE_MATRIX && (preset || matrix || divisor_given || offset_given ||
                                          normalize))
     return die (2, "--shape makes the mask, scaled to sum 1: leave out --preset, --matrix, "
@@ -462,7 +506,12 @@ main (int argc, char **argv)
   if (preset && (matrix || divisor_given || offset_given || normalize))
     return die (2, "--preset supplies the mask, divisor and offset: leave out --matrix, "
                 "--divisor, --offset and --normalize");
-  if (preset)
+  if (mask_image)
+    {
+      if (!mask_of_image (mask_image, &s.mask, &values, error, sizeof error))
+        return die (2, "--mask-image %s: %s", mask_image, error);
+    }
+  else if (preset)
     {
       if (!load_preset (preset, &s.mask, &values, error, sizeof error))
         return die (2, "--preset: %s", error);

@@ -512,6 +512,38 @@ raw_format (const FileImage *im)
   return babl_format (name);
 }
 
+bool
+files_mask_weights (const FileImage *im, float **weights, char *error, size_t size)
+{
+  const Babl *own, *to;
+  const int64_t w = im->image.width, h = im->image.height;
+  float *row, *out;
+
+  babl_init ();
+  own = im->format ? im->format : raw_format (im);
+  to = babl_format_with_space ("YA float", babl_format_get_space (own));
+  row = malloc (sizeof (float) * 2 * (size_t) w);
+  out = malloc (sizeof (float) * (size_t) (w * h));
+  if (!row || !out)
+    {
+      free (row);
+      free (out);
+      snprintf (error, size, "out of memory for the mask image");
+      return false;
+    }
+  for (int64_t y = 0; y < h; y++)
+    {
+      babl_process (babl_fish (own, to), (const char *) im->image.data + y * im->image.stride,
+                    row, (long) w);
+      for (int64_t x = 0; x < w; x++)
+        out[y * w + x] = row[2 * x] * row[2 * x + 1];
+    }
+  free (row);
+  babl_exit ();
+  *weights = out;
+  return true;
+}
+
 /* The buffer a saver is given, so that the file holds the image's values in
  * its own encoding: OpenEXR's saver premultiplies, and GIMP reads the
  * stored values back as straight, so straight values are handed over as

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "files.h"
+#include "samples.h"
 
 bool
 files_init (char *error, size_t size)
@@ -86,6 +87,42 @@ files_unwork (FileImage *result, const FileImage *own, char *error, size_t size)
   (void) own;
   snprintf (error, size, "this build reads no library formats");
   return false;
+}
+
+/* babl's sRGB luminance (its primaries adapted to D50, as ICC profiles hold
+ * them), which GIMP's reading of a layer as "YaA float" weighs with. */
+static const double srgb_luminance[3] = { 0.22248794, 0.71690384, 0.06060826 };
+
+bool
+files_mask_weights (const FileImage *im, float **weights, char *error, size_t size)
+{
+  const int C = im->image.channels, colour = C - (im->alpha ? 1 : 0);
+  const int64_t w = im->image.width, h = im->image.height;
+  float *out = malloc (sizeof (float) * (size_t) (w * h));
+
+  if (!out)
+    {
+      snprintf (error, size, "out of memory for the mask image");
+      return false;
+    }
+  for (int64_t y = 0; y < h; y++)
+    for (int64_t x = 0; x < w; x++)
+      {
+        const char *row = (const char *) im->image.data + y * im->image.stride;
+        double lum = 0.0, v;
+
+        for (int c = 0; c < colour; c++)
+          {
+            v = cc_sample_get (row, im->image.type, x * C + c);
+            v = im->linear ? v : cc_srgb_to_linear (v);
+            lum += colour == 1 ? v : srgb_luminance[c] * v;
+          }
+        out[y * w + x] = (float) (im->alpha ? lum * cc_sample_get (row, im->image.type,
+                                                                    x * C + C - 1)
+                                            : lum);
+      }
+  *weights = out;
+  return true;
 }
 
 void

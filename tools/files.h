@@ -69,6 +69,14 @@ bool         files_to_raw           (FileImage *im, bool pfm, char *error, size_
 bool         files_save             (const char *path, const char *name, const FileImage *im,
                                      char *error, size_t size);
 
+/* An image's weights as a mask (--mask-image): each pixel's luminance in
+ * linear light (babl's "YA float" in the image's own space) times its
+ * alpha, the way GIMP's procedure reads a layer for its mask-drawable
+ * (babl's premultiplied "YaA" would leave a transparent pixel a trace); width x height floats, malloc'd into *weights.  A raw
+ * file's image (no format) is sRGB, PFM's linear. */
+bool         files_mask_weights     (const FileImage *im, float **weights, char *error,
+                                     size_t size);
+
 void         files_image_free       (FileImage *im);
 
 #endif /* CC_FILES_H */
