@@ -110,9 +110,9 @@ property_enum (shape, "Shape", CudaConvolveShape, cuda_convolve_shape, CC_SHAPE_
 
 property_double (radius, "Radius", 5.0)
   description ("The shape's radius (a box is 2 x radius + 1 wide, a motion line as "
-               "long); masks go to 127x127 for now")
+               "long)")
   value_range (CC_SHAPE_RADIUS_MIN, CC_SHAPE_RADIUS_MAX)
-  ui_range (0.5, 63.0)
+  ui_range (0.5, 100.0)
   ui_meta ("unit", "pixel-distance")
   ui_meta ("visible", "! shape {matrix}")
 
@@ -140,7 +140,7 @@ property_string (preset, "Preset", "")
 
 property_string (matrix, "Matrix", "0,0,0;0,1,0;0,0,0")
   description ("The mask: rows separated by ';', values by ',', odd sizes up to "
-               "127x127, e.g. \"0,1,0;1,-4,1;0,1,0\"")
+               "1023x1023, e.g. \"0,1,0;1,-4,1;0,1,0\"")
   ui_meta ("visible", "shape {matrix}")
 
 property_double (divisor, "Divisor", 1.0)
@@ -203,6 +203,8 @@ property_string (report, "Report", "")
 #define GEGL_OP_AREA_FILTER
 #define GEGL_OP_NAME     cuda_convolve
 #define GEGL_OP_C_SOURCE cuda-convolve.c
+/* The module registers cuda:convolve-layer too (at the end). */
+#define GEGL_OP_BUNDLE
 
 #include "gegl-op.h"
 
@@ -229,6 +231,8 @@ property_string (report, "Report", "")
 typedef struct
 {
   OpSettings *mask;
+  gboolean    aux_on;   /* an image on the aux input makes the mask */
+  OpSettings *aux;      /* its mask, made when a region is processed */
   CcShapeSpec shape;
   gchar      *preset;
   gchar      *matrix;
@@ -329,10 +333,20 @@ warn_once (const gchar *text)
     g_warning ("cuda:convolve: %s", text);
 }
 
+/* The settings a region runs with, held until op_settings_unref: the aux
+ * input's mask may be replaced meanwhile by another region's. */
+static GMutex settings_lock;
+
 static OpSettings *
-settings_of (GeglProperties *o)
+settings_acquire (GeglProperties *o)
 {
-  return o->user_data ? ((State *) o->user_data)->mask : NULL;
+  State *state = o->user_data;
+  OpSettings *s;
+
+  g_mutex_lock (&settings_lock);
+  s = op_settings_ref (!state ? NULL : state->aux_on ? state->aux : state->mask);
+  g_mutex_unlock (&settings_lock);
+  return s;
 }
 
 static void
@@ -340,7 +354,8 @@ state_free (State *state)
 {
   if (!state)
     return;
-  op_settings_free (state->mask);
+  op_settings_unref (state->mask);
+  op_settings_unref (state->aux);
   g_free (state->preset);
   g_free (state->matrix);
   op_report_free (state->report);
@@ -382,6 +397,12 @@ state_for (GeglProperties *o)
   state->normalize = o->normalize;
   state->report = op_report_new (o->report);
   state->report_path = g_strdup (o->report);
+  if (old)
+    {
+      g_mutex_lock (&settings_lock);
+      state->aux = g_steal_pointer (&old->aux);
+      g_mutex_unlock (&settings_lock);
+    }
   state_free (old);
   return o->user_data = state;
 }
@@ -427,19 +448,49 @@ work_format (GeglOperation *operation, GeglProperties *o)
   return engine_format_float (babl_format_with_space ("RGBA float", space), o->linear, TRUE);
 }
 
+/* The aux image as its weights are read: luminance in linear light and
+ * alpha, in its own space. */
+static const Babl *
+aux_format (GeglOperation *operation)
+{
+  return babl_format_with_space ("YA float",
+                                 gegl_operation_get_source_space (operation, "aux"));
+}
+
 static void
 prepare (GeglOperation *operation)
 {
   GeglOperationAreaFilter *area = GEGL_OPERATION_AREA_FILTER (operation);
   GeglProperties *o = GEGL_PROPERTIES (operation);
   const Babl *format = work_format (operation, o);
-  const OpSettings *s;
+  State *state;
+  gint w = 0, h = 0;
+  char why[8];
 
   /* CUDA starts now, on the engine's helper thread. */
   engine ();
-  s = state_for (o)->mask;
-  area->left = area->right = s->valid ? (s->width - 1) / 2 : 0;
-  area->top = area->bottom = s->valid ? (s->height - 1) / 2 : 0;
+  state = state_for (o);
+  state->aux_on = gegl_node_has_pad (operation->node, "aux") &&
+                  gegl_operation_get_source_node (operation, "aux") != NULL;
+  if (state->aux_on)
+    {
+      const GeglRectangle *aux = gegl_operation_source_get_bounding_box (operation, "aux");
+
+      /* The mask's size is the image's, known before its pixels. */
+      if (aux && cc_mask_image_size_check (aux->width, aux->height, why, sizeof why))
+        {
+          w = aux->width | 1;
+          h = aux->height | 1;
+        }
+      gegl_operation_set_format (operation, "aux", aux_format (operation));
+    }
+  else if (state->mask->valid)
+    {
+      w = state->mask->width;
+      h = state->mask->height;
+    }
+  area->left = area->right = w ? (w - 1) / 2 : 0;
+  area->top = area->bottom = h ? (h - 1) / 2 : 0;
   gegl_operation_set_format (operation, "input", format);
   gegl_operation_set_format (operation, "output", format);
 }
@@ -450,15 +501,19 @@ prepare (GeglOperation *operation)
 static gboolean
 takes_gpu (GeglProperties *o)
 {
-  const OpSettings *s = settings_of (o);
+  OpSettings *s = settings_acquire (o);
+  gboolean gpu;
   char why[8];
 
   if (!s || !s->valid || o->method == CC_METHOD_CPU)
-    return FALSE;
-  if (o->method == CC_METHOD_AUTO && !cc_context_gpu_started (engine ()) &&
-      s->width * s->height <= CPU_WHILE_STARTING_TAPS)
-    return FALSE;
-  return cc_context_gpu_status (engine (), why, sizeof why) == CC_OK;
+    gpu = FALSE;
+  else if (o->method == CC_METHOD_AUTO && !cc_context_gpu_started (engine ()) &&
+           s->width * s->height <= CPU_WHILE_STARTING_TAPS)
+    gpu = FALSE;
+  else
+    gpu = cc_context_gpu_status (engine (), why, sizeof why) == CC_OK;
+  op_settings_unref (s);
+  return gpu;
 }
 
 static gint64
@@ -585,14 +640,14 @@ pinned_buffer (int which, gsize bytes)
  * ('whole'), or a GEGL thread's share of a region, whose CPU path runs on
  * that thread's own context. */
 static gboolean
-convolve_region (GeglOperation       *operation,
-                 GeglBuffer          *input,
-                 GeglBuffer          *output,
-                 const GeglRectangle *roi,
-                 gboolean             whole)
+convolve_with (GeglOperation       *operation,
+               const OpSettings    *s,
+               GeglBuffer          *input,
+               GeglBuffer          *output,
+               const GeglRectangle *roi,
+               gboolean             whole)
 {
   GeglProperties *o = GEGL_PROPERTIES (operation);
-  const OpSettings *s = settings_of (o);
   const Babl *format = gegl_operation_get_format (operation, "output");
   const Babl *source = gegl_operation_get_source_format (operation, "input");
   const gint channels = babl_format_get_n_components (format);
@@ -616,7 +671,7 @@ convolve_region (GeglOperation       *operation,
 
   if (!s || !s->valid)
     {
-      warn_once (s ? s->message : "no settings");
+      warn_once (s ? s->message : "no mask yet; the input is passed through unchanged");
       pass_through (input, output, roi);
       return TRUE;
     }
@@ -760,6 +815,20 @@ convolve_region (GeglOperation       *operation,
 }
 
 static gboolean
+convolve_region (GeglOperation       *operation,
+                 GeglBuffer          *input,
+                 GeglBuffer          *output,
+                 const GeglRectangle *roi,
+                 gboolean             whole)
+{
+  OpSettings *s = settings_acquire (GEGL_PROPERTIES (operation));
+  gboolean ok = convolve_with (operation, s, input, output, roi, whole);
+
+  op_settings_unref (s);
+  return ok;
+}
+
+static gboolean
 process (GeglOperation       *operation,
          GeglBuffer          *input,
          GeglBuffer          *output,
@@ -775,6 +844,50 @@ process (GeglOperation       *operation,
 static gboolean (*filter_operation_process) (GeglOperation *, GeglOperationContext *,
                                              const gchar *, const GeglRectangle *, gint);
 
+/* The aux input's image made the mask, where one is connected: read whole
+ * for each region (a painted mask layer changes in place), the settings
+ * kept where its weights are the same. */
+static void
+update_aux (GeglOperation *operation, GeglOperationContext *context)
+{
+  State *state = GEGL_PROPERTIES (operation)->user_data;
+  GObject *aux = gegl_operation_context_get_object (context, "aux");
+  const GeglRectangle *rect = gegl_operation_source_get_bounding_box (operation, "aux");
+  const gint w = aux && rect ? rect->width : 0, h = aux && rect ? rect->height : 0;
+  gfloat *ya = NULL, *weights = NULL;
+  OpSettings *fresh;
+  char why[8];
+
+  if (!state || !state->aux_on)
+    return;
+  if (cc_mask_image_size_check (w, h, why, sizeof why))
+    {
+      ya = g_try_new (gfloat, 2 * (gsize) w * h);
+      weights = g_try_new (gfloat, (gsize) w * h);
+      if (ya && weights)
+        {
+          gegl_buffer_get (GEGL_BUFFER (aux), rect, 1.0, aux_format (operation), ya,
+                           GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
+          for (gsize k = 0; k < (gsize) w * h; k++)
+            weights[k] = ya[2 * k] * ya[2 * k + 1];
+        }
+      else
+        g_clear_pointer (&weights, g_free);
+    }
+  fresh = op_settings_new_image (weights, w, h);
+  g_free (ya);
+  g_free (weights);
+  g_mutex_lock (&settings_lock);
+  if (op_settings_equal (state->aux, fresh))
+    op_settings_unref (fresh);
+  else
+    {
+      op_settings_unref (state->aux);
+      state->aux = fresh;
+    }
+  g_mutex_unlock (&settings_lock);
+}
+
 static gboolean
 operation_process (GeglOperation        *operation,
                    GeglOperationContext *context,
@@ -785,6 +898,7 @@ operation_process (GeglOperation        *operation,
   GeglBuffer *input, *output;
   gboolean ok;
 
+  update_aux (operation, context);
   if (strcmp (output_pad, "output") != 0 || !takes_gpu (GEGL_PROPERTIES (operation)))
     return filter_operation_process (operation, context, output_pad, result, level);
   input = (GeglBuffer *) gegl_operation_context_dup_object (context, "input");
@@ -792,6 +906,52 @@ operation_process (GeglOperation        *operation,
   ok = convolve_region (operation, input, output, result, TRUE);
   g_clear_object (&input);
   return ok;
+}
+
+/* cuda:convolve-layer's aux pad, beside the area filter's input and
+ * output: an image whose luminance makes the mask (GIMP shows a drawable
+ * chooser for it). */
+static void
+attach_with_aux (GeglOperation *operation)
+{
+  GParamSpec *pspec;
+
+  GEGL_OPERATION_CLASS (gegl_op_parent_class)->attach (operation);
+  pspec = g_param_spec_object ("aux", "Mask image",
+                               "An image as the mask: each pixel's luminance in linear "
+                               "light times its alpha, scaled to sum 1, up to 1023x1023; "
+                               "shape, preset and matrix are then ignored",
+                               GEGL_TYPE_BUFFER, G_PARAM_READWRITE | GEGL_PARAM_PAD_INPUT);
+  gegl_operation_create_pad (operation, pspec);
+  g_param_spec_sink (pspec);
+}
+
+/* The aux image is read whole, and any change to it changes every output. */
+static GeglRectangle
+get_required_for_output (GeglOperation       *operation,
+                         const gchar         *input_pad,
+                         const GeglRectangle *roi)
+{
+  const GeglRectangle *aux;
+
+  if (strcmp (input_pad, "aux") != 0)
+    return GEGL_OPERATION_CLASS (gegl_op_parent_class)->get_required_for_output (operation,
+                                                                                 input_pad,
+                                                                                 roi);
+  aux = gegl_operation_source_get_bounding_box (operation, "aux");
+  return aux ? *aux : (GeglRectangle) { 0, 0, 0, 0 };
+}
+
+static GeglRectangle
+get_invalidated_by_change (GeglOperation       *operation,
+                           const gchar         *input_pad,
+                           const GeglRectangle *roi)
+{
+  if (strcmp (input_pad, "aux") == 0)
+    return get_bounding_box (operation);
+  return GEGL_OPERATION_CLASS (gegl_op_parent_class)->get_invalidated_by_change (operation,
+                                                                                   input_pad,
+                                                                                   roi);
 }
 
 static void
@@ -814,6 +974,8 @@ gegl_op_class_init (GeglOpClass *klass)
   object_class->finalize = finalize;
   operation_class->prepare = prepare;
   operation_class->get_bounding_box = get_bounding_box;
+  operation_class->get_required_for_output = get_required_for_output;
+  operation_class->get_invalidated_by_change = get_invalidated_by_change;
   operation_class->get_cached_region = get_cached_region;
   filter_operation_process = operation_class->process;
   operation_class->process = operation_process;
@@ -823,12 +985,55 @@ gegl_op_class_init (GeglOpClass *klass)
     "name",            "cuda:convolve",
     "title",           "Convolve (CUDA)",
     "categories",      "generic",
-    "description",     "Convolves with a user's mask of up to 127x127 on an NVIDIA "
-                       "GPU, or on all CPU cores where there is none; the same "
-                       "pixels as GIMP's Convolution Matrix",
+    "description",     "Convolves with a user's mask of up to 1023x1023 (a matrix, a "
+                       "shape, or an image on the aux input) on an NVIDIA GPU, or on "
+                       "all CPU cores where there is none; the same pixels as GIMP's "
+                       "Convolution Matrix",
     "gimp:menu-path",  "<Image>/Filters/Generic",
     "gimp:menu-label", "Convolve on the GPU (live)...",
     NULL);
+}
+
+/* cuda:convolve-layer: cuda:convolve with the aux input.  GIMP 3.0 lets no
+ * operation with an "aux" pad stay on a layer as a non-destructive effect
+ * (it cannot save the drawable: drawable-cmds.c, gimpfiltertool.c), so
+ * cuda:convolve, which stays, has none. */
+static void
+layer_class_init (gpointer klass, gpointer data)
+{
+  GeglOperationClass *operation_class = GEGL_OPERATION_CLASS (klass);
+
+  operation_class->attach = attach_with_aux;
+  gegl_operation_class_set_keys (operation_class,
+    "name",            "cuda:convolve-layer",
+    "title",           "Convolve with a layer (CUDA)",
+    "categories",      "generic",
+    "description",     "Convolves with an image on the aux input as the mask (its "
+                       "luminance in linear light times alpha, scaled to sum 1, up to "
+                       "1023x1023) on an NVIDIA GPU, or on all CPU cores where there "
+                       "is none; without one, as cuda:convolve",
+    "gimp:menu-path",  "<Image>/Filters/Generic",
+    "gimp:menu-label", "Convolve with a layer on the GPU...",
+    NULL);
+}
+
+G_MODULE_EXPORT const GeglModuleInfo *
+gegl_module_query (GTypeModule *module)
+{
+  return &modinfo;
+}
+
+G_MODULE_EXPORT gboolean
+gegl_module_register (GTypeModule *module)
+{
+  const GTypeInfo layer_info = {
+    .class_size = sizeof (GeglOpClass), .class_init = layer_class_init,
+    .instance_size = sizeof (GeglOp) };
+
+  gegl_op_cuda_convolve_register_type (module);
+  g_type_module_register_type (module, gegl_op_cuda_convolve_get_type (),
+                               "gegl_op_cuda_convolve_layer", &layer_info, 0);
+  return TRUE;
 }
 
 #endif

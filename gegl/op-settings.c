@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "convolve.h"
 #include "op-settings.h"
@@ -29,6 +30,7 @@ op_settings_new (const CcShapeSpec *shape, const gchar *preset, const gchar *mat
   OpSettings *s = g_new0 (OpSettings, 1);
   CcMask m;
 
+  s->refs = 1;
   if (shape->shape == CC_SHAPE_MATRIX && preset && *preset)
     {
       GError *error = NULL;
@@ -68,10 +70,53 @@ op_settings_new (const CcShapeSpec *shape, const gchar *preset, const gchar *mat
   return s;
 }
 
-void
-op_settings_free (OpSettings *s)
+OpSettings *
+op_settings_new_image (const gfloat *weights, gint width, gint height)
 {
-  if (!s)
+  OpSettings *s = g_new0 (OpSettings, 1);
+  const CcMaskSource source = { .image = weights, .image_width = width,
+                                .image_height = height };
+  CcMask m;
+  double *values;
+  char why[256];
+
+  s->refs = 1;
+  if (!cc_mask_image_size_check (width, height, why, sizeof why) ||
+      (!weights && g_snprintf (why, sizeof why, "out of memory for the mask image")) ||
+      !cc_mask_resolve (&source, &m, &values, why, sizeof why))
+    return invalid (s, g_strdup_printf ("aux: %s", why));
+  s->values = g_memdup2 (values, sizeof (gdouble) * m.width * m.height);
+  free (values);
+  s->width = m.width;
+  s->height = m.height;
+  s->divisor = m.divisor;
+  s->offset = m.offset;
+  s->valid = TRUE;
+  return s;
+}
+
+gboolean
+op_settings_equal (const OpSettings *a, const OpSettings *b)
+{
+  return a && b && a->valid == b->valid && g_strcmp0 (a->message, b->message) == 0 &&
+         a->width == b->width && a->height == b->height && a->divisor == b->divisor &&
+         a->offset == b->offset &&
+         (!a->valid || memcmp (a->values, b->values,
+                               sizeof (gdouble) * a->width * a->height) == 0);
+}
+
+OpSettings *
+op_settings_ref (OpSettings *s)
+{
+  if (s)
+    g_atomic_int_inc (&s->refs);
+  return s;
+}
+
+void
+op_settings_unref (OpSettings *s)
+{
+  if (!s || !g_atomic_int_dec_and_test (&s->refs))
     return;
   g_free (s->values);
   g_free (s->message);

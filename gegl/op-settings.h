@@ -13,6 +13,7 @@
 
 typedef struct
 {
+  gint      refs;       /* a region holds its settings while it runs */
   gboolean  valid;
   gchar    *message;    /* why not, when not valid */
   gint      width;
@@ -26,9 +27,15 @@ typedef struct
  * ignored.  same_matrix: settings made from the same matrix text, whose
  * values are taken rather than parsed again (a 127x127 text takes
  * milliseconds), or NULL. */
-OpSettings *op_settings_new  (const CcShapeSpec *shape, const gchar *preset,
-                              const gchar *matrix, gdouble divisor, gdouble offset,
-                              gboolean normalize, const OpSettings *same_matrix);
-void        op_settings_free (OpSettings *settings);
+OpSettings *op_settings_new       (const CcShapeSpec *shape, const gchar *preset,
+                                    const gchar *matrix, gdouble divisor, gdouble offset,
+                                    gboolean normalize, const OpSettings *same_matrix);
+/* An image on the aux input as the mask: its weights (luminance in linear
+ * light times alpha), width x height. */
+OpSettings *op_settings_new_image (const gfloat *weights, gint width, gint height);
+/* Whether two settings hold the same mask. */
+gboolean    op_settings_equal     (const OpSettings *a, const OpSettings *b);
+OpSettings *op_settings_ref       (OpSettings *settings);
+void        op_settings_unref     (OpSettings *settings);
 
 #endif /* CC_OP_SETTINGS_H */

@@ -76,10 +76,13 @@ write_mask (Dialog *d, const gchar *preset)
 }
 
 /* A shape shows the sliders it uses; the mask editor and presets make the
- * mask only where the shape is "matrix". */
+ * mask only where the shape is "matrix", and a mask layer, when one is
+ * chosen, makes it instead of all of them. */
 static void
 show_shape (Dialog *d, CcShape shape)
 {
+  GimpDrawable *layer = NULL;
+  gboolean own;
   static const guint uses[4] = {
     /* radius: every shape */
     ~1u,
@@ -91,10 +94,17 @@ show_shape (Dialog *d, CcShape shape)
     1u << CC_SHAPE_RING,
   };
 
+  g_object_get (d->config, "mask-drawable", &layer, NULL);
+  own = layer == NULL;
+  g_clear_object (&layer);
   for (gint k = 0; k < 4; k++)
-    gtk_widget_set_visible (d->shape_widgets[k], (uses[k] >> shape) & 1);
-  gtk_widget_set_sensitive (GTK_WIDGET (d->editor), shape == CC_SHAPE_MATRIX);
-  gtk_widget_set_sensitive (GTK_WIDGET (d->presets), shape == CC_SHAPE_MATRIX);
+    {
+      gtk_widget_set_visible (d->shape_widgets[k], (uses[k] >> shape) & 1);
+      gtk_widget_set_sensitive (d->shape_widgets[k], own);
+    }
+  gtk_widget_set_sensitive (d->shape, own);
+  gtk_widget_set_sensitive (GTK_WIDGET (d->editor), own && shape == CC_SHAPE_MATRIX);
+  gtk_widget_set_sensitive (GTK_WIDGET (d->presets), own && shape == CC_SHAPE_MATRIX);
 }
 
 /* The widgets show the config: at the start, and after Reset. */
@@ -548,6 +558,11 @@ convolve_dialog (GimpProcedure *procedure, GimpProcedureConfig *config,
   gtk_widget_set_tooltip_text (d.shape, "Matrix: the mask below; else a mask made from "
                                         "a shape, scaled to sum 1");
   gtk_box_pack_start (GTK_BOX (right), labelled ("S_hape:", d.shape, NULL), FALSE, FALSE, 0);
+  /* A layer as the mask: GIMP's own chooser, writing mask-drawable. */
+  gtk_box_pack_start (GTK_BOX (right),
+                      gimp_procedure_dialog_get_widget (GIMP_PROCEDURE_DIALOG (dialog),
+                                                        "mask-drawable", G_TYPE_NONE),
+                      FALSE, FALSE, 0);
   {
     static const gchar *const names[4] = { "radius", "angle", "blades", "inner" };
 
@@ -557,8 +572,8 @@ convolve_dialog (GimpProcedure *procedure, GimpProcedureConfig *config,
                                                                names[k], GIMP_TYPE_SPIN_SCALE);
         gtk_box_pack_start (GTK_BOX (right), d.shape_widgets[k], FALSE, FALSE, 0);
       }
-    /* The slider's reach: masks go to 127x127 for now, a disc to radius 63. */
-    gimp_spin_scale_set_scale_limits (GIMP_SPIN_SCALE (d.shape_widgets[0]), 0.5, 63.0);
+    /* The slider's reach, for fine steps; larger radii are typed (to 511). */
+    gimp_spin_scale_set_scale_limits (GIMP_SPIN_SCALE (d.shape_widgets[0]), 0.5, 100.0);
   }
   d.editor = MASK_EDITOR (mask_editor_new ());
   d.presets = PRESET_BAR (preset_bar_new (shipped_preset_dir, user_preset_dir, d.editor));

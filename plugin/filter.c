@@ -28,7 +28,9 @@ filter_configure (GimpDrawableFilter *filter, const RenderSettings *s)
   GObject *config = G_OBJECT (gimp_drawable_filter_get_config (filter));
   const gboolean shaped = s->shape.shape != CC_SHAPE_MATRIX;
   /* A shape goes as itself, which the operation makes the same mask of,
-   * rather than as a long text. */
+   * rather than as a long text.  A layer's weights go as text: the
+   * operation with an aux input cannot stay on a layer as an effect, and
+   * the canvas preview and a kept effect do. */
   char *matrix = shaped ? NULL : cc_mask_format (s->width, s->height, s->matrix);
 
   if (shaped)

@@ -199,9 +199,8 @@ add_arguments (GimpProcedure *procedure)
   gimp_procedure_add_double_argument (procedure, "radius", "Ra_dius",
                                       "The shape's radius in pixels (gaussian: three "
                                       "standard deviations; box: 2 x radius + 1 wide; "
-                                      "motion: a line 2 x radius + 1 long); masks go to "
-                                      G_STRINGIFY (CC_MASK_MAX) "x" G_STRINGIFY (CC_MASK_MAX)
-                                      " for now", CC_SHAPE_RADIUS_MIN, CC_SHAPE_RADIUS_MAX,
+                                      "motion: a line 2 x radius + 1 long)",
+                                      CC_SHAPE_RADIUS_MIN, CC_SHAPE_RADIUS_MAX,
                                       5.0, G_PARAM_READWRITE);
   gimp_procedure_add_double_argument (procedure, "angle", "An_gle",
                                       "polygon and motion: degrees counter-clockwise (0: "
@@ -213,6 +212,14 @@ add_arguments (GimpProcedure *procedure)
   gimp_procedure_add_double_argument (procedure, "inner", "_Inner",
                                       "ring: the hole's radius over the radius",
                                       0.0, CC_SHAPE_INNER_MAX, 0.5, G_PARAM_READWRITE);
+  gimp_procedure_add_drawable_argument (procedure, "mask-drawable", "Mask _layer",
+                                        "A layer (or channel) as the mask: each pixel's "
+                                        "luminance in linear light times its alpha, scaled "
+                                        "to sum 1, its whole extent, up to "
+                                        G_STRINGIFY (CC_MASK_MAX) "x" G_STRINGIFY (CC_MASK_MAX)
+                                        " (an even side gains a zero column or row); shape, "
+                                        "preset and matrix are then ignored",
+                                        TRUE, G_PARAM_READWRITE);
 
   gimp_procedure_add_string_return_value (procedure, "method-used", "Method used",
                                           "The method that ran (\"\" when the selection "

@@ -10,6 +10,54 @@
 #include "preset.h"
 #include "settings.h"
 
+/* A drawable's weights as the mask: each pixel's luminance in linear light
+ * (babl's "YA float" in the drawable's own space) times its alpha, over
+ * the drawable's whole extent. */
+static gboolean
+mask_of_drawable (GimpDrawable *drawable, RenderSettings *s, GError **error)
+{
+  const gint w = gimp_drawable_get_width (drawable), h = gimp_drawable_get_height (drawable);
+  CcMaskSource source = { .image_width = w, .image_height = h };
+  GeglBuffer *buffer;
+  gfloat *ya, *weights;
+  CcMask m;
+  double *resolved;
+  char why[256];
+  gboolean ok;
+
+  if (!cc_mask_image_size_check (w, h, why, sizeof why))
+    {
+      g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "mask-drawable: %s", why);
+      return FALSE;
+    }
+  ya = g_new (gfloat, 2 * (gsize) w * h);
+  weights = g_new (gfloat, (gsize) w * h);
+  buffer = gimp_drawable_get_buffer (drawable);
+  gegl_buffer_get (buffer, GEGL_RECTANGLE (0, 0, w, h), 1.0,
+                   babl_format_with_space ("YA float", gimp_drawable_get_format (drawable)),
+                   ya, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
+  g_object_unref (buffer);
+  for (gsize k = 0; k < (gsize) w * h; k++)
+    weights[k] = ya[2 * k] * ya[2 * k + 1];
+  source.image = weights;
+  ok = cc_mask_resolve (&source, &m, &resolved, why, sizeof why);
+  g_free (ya);
+  g_free (weights);
+  if (!ok)
+    {
+      g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "mask-drawable: %s", why);
+      return FALSE;
+    }
+  s->matrix = g_memdup2 (resolved, sizeof (gdouble) * m.width * m.height);
+  free (resolved);
+  s->width = m.width;
+  s->height = m.height;
+  s->divisor = m.divisor;
+  s->offset = m.offset;
+  s->shape.shape = CC_SHAPE_MATRIX;
+  return TRUE;
+}
+
 /* Reads and checks the arguments; on failure 'error' says which and why. */
 gboolean
 settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **error)
@@ -44,7 +92,11 @@ settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **e
                 "angle",           &s->shape.angle,
                 "blades",          &s->shape.blades,
                 "inner",           &s->shape.inner,
+                "mask-drawable",   &s->mask_drawable,
                 NULL);
+  /* GIMP keeps the drawable; the settings borrow it. */
+  if (s->mask_drawable)
+    g_object_unref (s->mask_drawable);
   if (matrix)
     values = gimp_double_array_get_values (matrix, &n);
 
@@ -69,7 +121,12 @@ settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **e
       goto out;
     }
 
-  if (s->shape.shape == CC_SHAPE_MATRIX && preset_id && *preset_id)
+  if (s->mask_drawable)
+    {
+      if (!mask_of_drawable (s->mask_drawable, s, error))
+        goto out;
+    }
+  else if (s->shape.shape == CC_SHAPE_MATRIX && preset_id && *preset_id)
     {
       CcMask m;
 

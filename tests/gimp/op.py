@@ -19,8 +19,8 @@ from helpers import *  # noqa: E402,F401,F403
 OP = "cuda:convolve"
 
 
-def op_filter(layer, **props):
-    f = Gimp.DrawableFilter.new(layer, OP, "cuda")
+def op_filter(layer, op=OP, **props):
+    f = Gimp.DrawableFilter.new(layer, op, "cuda")
     cfg = f.get_config()
     for key, value in props.items():
         cfg.set_property(key.replace("_", "-"), value)
@@ -275,6 +275,105 @@ def test_large_mask():
     image.delete()
 
 
+LUMINANCE = (0.22248794, 0.71690384, 0.06060826)   # babl's sRGB, adapted to D50
+
+
+def srgb_to_linear(v):
+    return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+
+def layer_weights(px):
+    """A mask layer's weights computed here from its sRGB values: luminance
+    in linear light times alpha, an even side padded with zeros, over the
+    sum."""
+    rows = px.read()
+    colour = px.channels - (1 if px.channels in (2, 4) else 0)
+    w, h = px.w | 1, px.h | 1
+    weights = [0.0] * (w * h)
+    for y, row in enumerate(rows):
+        for x, p in enumerate(row):
+            lum = (srgb_to_linear(p[0]) if colour == 1 else
+                   sum(k * srgb_to_linear(v) for k, v in zip(LUMINANCE, p[:3])))
+            weights[y * w + x] = lum * (p[-1] if colour < px.channels else 1.0)
+    total = sum(weights)
+    return w, h, [v / total for v in weights]
+
+
+LAYER_OP = "cuda:convolve-layer"
+
+
+def test_aux():
+    """A layer as the mask: cuda:convolve-layer's aux input and the
+    procedure's mask-drawable give the same bytes, and the procedure given the weights
+    computed here as a matrix the same within a code (RGBA and gray masks,
+    even sides padded, on RGB and gray images); an all-zero layer passes the
+    op's input through and is refused by the procedure, as is a 1024-wide
+    one, the layer untouched."""
+    masks = []
+    for model, w, h in (("RGBA", 6, 4), ("Y", 5, 5), ("YA", 9, 2)):
+        mimage, mlayer, mpx = new_image(w, h, model, "u8")
+        masks.append((model, mimage, mlayer, mpx))
+    for target in ("RGB", "Y"):
+        for model, mimage, mlayer, mpx in masks:
+            if target == "Y" and model != "RGBA":
+                continue
+            image, layer, px = new_image(37, 29, target, "u8")
+            original = px.raw()
+            by_procedure, by_matrix = merged_copy(image, layer), merged_copy(image, layer)
+            f = op_filter(layer, LAYER_OP)
+            f.set_aux_input("aux", mlayer)
+            f.update()
+            layer.merge_filter(f)
+            status, values = run(image, [by_procedure], mask_drawable=mlayer)
+            w, h, weights = layer_weights(mpx)
+            run(image, [by_matrix], mask_width=w, mask_height=h, matrix=weights)
+            channels = px.channels
+            op = px.raw()
+            procedure = Pixels(by_procedure, px.fmt, "u8", channels).raw()
+            matrix = Pixels(by_matrix, px.fmt, "u8", channels).raw()
+            worst = max(abs(a - b) for a, b in zip(procedure, matrix))
+            check(status == Gimp.PDBStatusType.SUCCESS and op != original and
+                  op == procedure and worst <= 1,
+                  "%s %dx%d mask on %s: the op's aux and mask-drawable agree byte for byte, "
+                  "the weights computed here as a matrix within %d code (%s)"
+                  % (model, mpx.w, mpx.h, target, worst, values))
+            image.delete()
+
+    image, layer, px = new_image(19, 15, "RGBA", "u8")
+    before = px.raw()
+    bad = []
+    for what, mw, mh, word in (("an all-zero layer", 5, 3, "all zero"),
+                               ("a 1024-wide layer", 1024, 1, "1023")):
+        mimage = Gimp.Image.new(mw, mh, Gimp.ImageBaseType.RGB)
+        mlayer = Gimp.Layer.new(mimage, "m", mw, mh, Gimp.ImageType.RGBA_IMAGE, 100,
+                                Gimp.LayerMode.NORMAL)
+        mimage.insert_layer(mlayer, None, 0)
+        bad.append((what, mimage, mlayer))
+        status, values = run(image, [layer], mask_drawable=mlayer)
+        check(status != Gimp.PDBStatusType.SUCCESS and word in str(values[0]) and
+              px.raw() == before and not image.is_dirty(),
+              "the procedure refuses %s: %s" % (what, values[0]))
+    for what, mimage, mlayer in bad:
+        f = op_filter(layer, LAYER_OP)
+        f.set_aux_input("aux", mlayer)
+        f.update()
+        layer.merge_filter(f)
+        check(px.raw() == before, "the op passes %s through" % what)
+        mimage.delete()
+    image.delete()
+    for _, mimage, _, _ in masks:
+        mimage.delete()
+
+    # Without an aux image, cuda:convolve-layer is cuda:convolve.
+    image, layer, px = new_image(23, 17, "RGBA", "u8")
+    copy = merged_copy(image, layer)
+    layer.merge_filter(op_filter(layer, LAYER_OP, preset="emboss"))
+    copy.merge_filter(op_filter(copy, preset="emboss"))
+    check(px.raw() == Pixels(copy, px.fmt, "u8", 4).raw(),
+          "cuda:convolve-layer without an aux image equals cuda:convolve")
+    image.delete()
+
+
 mode = os.environ.get("CC_TEST_MODE")
 if mode == "fault-op":
     test_fault()
@@ -295,5 +394,6 @@ else:
     test_choices()
     test_shapes()
     test_large_mask()
+    test_aux()
     test_gegl_tool()
     summary("GEGL operation")

@@ -333,8 +333,9 @@ def test_large_mask():
     image.delete()
 
 
-for test in (test_presets, test_matrices, test_large_mask, test_precisions, test_native_rounding,
-             test_selection, test_layers, test_linear, test_channels, test_errors):
+for test in (test_presets, test_matrices, test_precisions, test_native_rounding,
+             test_selection, test_layers, test_linear, test_channels, test_errors,
+             test_large_mask):
     test()
 
 summary("GIMP Python")
