@@ -327,6 +327,10 @@ typedef struct
   int64_t       image_height;
 } CcMaskSource;
 
+/* Whether an image of this size can be a mask, before its pixels are read
+ * (cc_mask_resolve checks it again); if not, why. */
+bool         cc_mask_image_size_check (int64_t width, int64_t height, char *message,
+                                       size_t size);
 /* The one resolution of a mask for every front end: the mask, normalize
  * applied and checked as the engine checks it (cc_mask_check), its values
  * malloc'd into *values (free them); or false and why. */

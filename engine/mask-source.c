@@ -14,6 +14,23 @@
 
 #include "convolve.h"
 
+bool
+cc_mask_image_size_check (int64_t width, int64_t height, char *message, size_t size)
+{
+  if (width < 1 || height < 1)
+    {
+      snprintf (message, size, "the mask image is empty");
+      return false;
+    }
+  if (width > CC_MASK_MAX || height > CC_MASK_MAX)
+    {
+      snprintf (message, size, "the mask image is %lldx%lld; masks go to %dx%d",
+                (long long) width, (long long) height, CC_MASK_MAX, CC_MASK_MAX);
+      return false;
+    }
+  return true;
+}
+
 /* An image's weights as the mask: its whole extent, an even side padded
  * with zeros at the right or bottom, scaled to sum 1. */
 static bool
@@ -24,17 +41,8 @@ mask_of_image (const CcMaskSource *source, CcMask *mask, double **values, char *
   double sum = 0.0;
   int w, h;
 
-  if (iw < 1 || ih < 1)
-    {
-      snprintf (message, size, "the mask image is empty");
-      return false;
-    }
-  if (iw > CC_MASK_MAX || ih > CC_MASK_MAX)
-    {
-      snprintf (message, size, "the mask image is %lldx%lld; masks go to %dx%d",
-                (long long) iw, (long long) ih, CC_MASK_MAX, CC_MASK_MAX);
-      return false;
-    }
+  if (!cc_mask_image_size_check (iw, ih, message, size))
+    return false;
   for (int64_t k = 0; k < iw * ih; k++)
     {
       if (!isfinite (source->image[k]))
