@@ -84,6 +84,17 @@ def op(image, layer, **props):
     layer.merge_filter(f)
 
 
+def op_layer(image, layer, mask):
+    """cuda:convolve-layer with a layer on its aux input, merged."""
+    if os.path.exists(REPORT):
+        os.unlink(REPORT)
+    f = Gimp.DrawableFilter.new(layer, "cuda:convolve-layer", "cuda:convolve-layer")
+    f.get_config().set_property("report", REPORT)
+    f.set_aux_input("aux", mask)
+    f.update()
+    layer.merge_filter(f)
+
+
 def op_said():
     """The last op call's report: method on device, engine calls and their
     time."""
@@ -142,6 +153,42 @@ if only_first:
 
 print("image: %dx%d RGBA u8, %d calls a case (median), GEGL_THREADS=%s"
       % (SIZE, SIZE, RUNS, os.environ.get("GEGL_THREADS", "default")))
+
+# BENCH_ONLY=masks: the masks a user makes (shapes, a layer, a random
+# 127x127) against box-5, in this session.
+if os.environ.get("BENCH_ONLY") == "masks":
+    op(image, layer, preset="box-5")   # the session's first call pays the start
+    mask_image = Gimp.Image.new(511, 511, Gimp.ImageBaseType.RGB)
+    mask = Gimp.Layer.new(mask_image, "mask", 511, 511, Gimp.ImageType.RGBA_IMAGE, 100,
+                          Gimp.LayerMode.NORMAL)
+    mask_image.insert_layer(mask, None, 0)
+    mbuf = mask.get_buffer()
+    mbuf.set(Gegl.Rectangle.new(0, 0, 511, 511), "R'G'B'A u8", rng.randbytes(511 * 511 * 4))
+    mbuf.flush()
+    cases = [("box5", "op merged, box-5", lambda: op(image, layer, preset="box-5")),
+             ("disc60", "op merged, disc radius 60",
+              lambda: op(image, layer, shape="disc", radius=60.0)),
+             ("poly60", "op merged, polygon radius 60, 6 blades",
+              lambda: op(image, layer, shape="polygon", radius=60.0)),
+             ("r127", "op merged, random 127x127",
+              lambda: op(image, layer, matrix=text(127, random127), normalize=True)),
+             ("layer511", "cuda:convolve-layer merged, a 511x511 layer",
+              lambda: op_layer(image, layer, mask))]
+    got = {}
+    print("| call | ms | vs op box-5 | what ran |")
+    print("|---|---|---|---|")
+    for key, name, call in cases:
+        got[key] = median_ms(call, RUNS)
+        print("| %s | %.0f | %.2fx | %s |" % (name, got[key], got[key] / got["box5"],
+                                              op_said()))
+    b = got["box5"]
+    print("targets: GPU: disc 60 / box-5 %.2fx (<= 1.5x), 511x511 layer / box-5 %.2fx "
+          "(<= 2x); CPU: disc 60 %.1f s (<= 3 s), random 127x127 %.1f s (<= 3 s)"
+          % (got["disc60"] / b, got["layer511"] / b, got["disc60"] / 1000,
+             got["r127"] / 1000))
+    mask_image.delete()
+    image.delete()
+    sys.exit(0)
 first = timed_ms(lambda: op(image, layer, preset="box-5"))
 rows.append(("op merged, box-5: the session's first call", first, None, op_said()))
 second = timed_ms(lambda: op(image, layer, preset="box-5"))
@@ -160,10 +207,6 @@ for key, name, props in [
         ("r31", "op merged, random 31x31", dict(matrix=text(31, random31), normalize=True)),
         ("r127", "op merged, random 127x127", dict(matrix=text(127, random127),
                                                     normalize=True))]:
-    # Without a GPU the random masks take the CPU minutes: their rows are
-    # the GPU's.
-    if not gpu and key in ("r31", "r127"):
-        continue
     ms = median_ms(lambda: op(image, layer, **props), RUNS)
     op_rows[key] = ms
     rows.append((name, ms, None, op_said()))

@@ -49,9 +49,45 @@
 #define CUDA_CONVOLVE_ENUMS
 #include "convolve.h"
 
+#include "preset.h"
+
+typedef gint     CudaConvolvePreset;
 typedef CcBorder CudaConvolveBorder;
 typedef CcMethod CudaConvolveMethod;
 typedef CcShape  CudaConvolveShape;
+
+/* The presets as a choice, found by the one rule (the shipped ones, then
+ * the user's) when GEGL first lists the operation: GIMP's dialog shows
+ * them as a list, nothing is typed.  0 is "none", the matrix. */
+static GType
+cuda_convolve_preset_get_type (void)
+{
+  static gsize type = 0;
+
+  if (g_once_init_enter (&type))
+    {
+      gchar *shipped, *user;
+      GList *presets;
+      GEnumValue *values;
+      gint n = 1;
+
+      cc_presets_dirs (CC_SHIPPED_PRESET_DIR, CC_PLUG_IN_NAME, &shipped, &user);
+      presets = cc_presets_list (shipped, user, NULL);
+      values = g_new0 (GEnumValue, g_list_length (presets) + 2);
+      values[0] = (GEnumValue) { 0, "None: the matrix", "none" };
+      for (GList *l = presets; l; l = l->next, n++)
+        {
+          const CcPreset *p = l->data;
+
+          values[n] = (GEnumValue) { n, g_strdup (p->name), g_strdup (p->id) };
+        }
+      cc_presets_free (presets);
+      g_free (shipped);
+      g_free (user);
+      g_once_init_leave (&type, g_enum_register_static ("CudaConvolvePreset", values));
+    }
+  return type;
+}
 
 static GType
 cuda_convolve_shape_get_type (void)
@@ -133,9 +169,10 @@ property_double (inner, "Inner", 0.5)
   value_range (0.0, CC_SHAPE_INNER_MAX)
   ui_meta ("visible", "shape {ring}")
 
-property_string (preset, "Preset", "")
-  description ("A preset id (plug-in-cuda-convolve-presets lists them); it supplies "
-               "the matrix, divisor and offset, and normalize is ignored")
+property_enum (preset, "Preset", CudaConvolvePreset, cuda_convolve_preset, 0)
+  description ("A preset, the shipped ones and yours (as GIMP started); it supplies "
+               "the matrix, divisor and offset, and normalize is ignored; none: the "
+               "matrix below")
   ui_meta ("visible", "shape {matrix}")
 
 property_string (matrix, "Matrix", "0,0,0;0,1,0;0,0,0")
@@ -369,10 +406,13 @@ static State *
 state_for (GeglProperties *o)
 {
   State *old = o->user_data, *state;
-
   const CcShapeSpec shape = { o->shape, o->radius, o->angle, o->blades, o->inner };
+  GEnumClass *presets = g_type_class_ref (cuda_convolve_preset_get_type ());
+  const GEnumValue *chosen = o->preset ? g_enum_get_value (presets, o->preset) : NULL;
+  const gchar *preset = chosen ? chosen->value_nick : "";
 
-  if (old && g_strcmp0 (old->preset, o->preset) == 0 &&
+  g_type_class_unref (presets);
+  if (old && g_strcmp0 (old->preset, preset) == 0 &&
       g_strcmp0 (old->matrix, o->matrix) == 0 && old->divisor == o->divisor &&
       old->offset == o->offset && old->normalize == o->normalize &&
       old->shape.shape == shape.shape && old->shape.radius == shape.radius &&
@@ -384,13 +424,13 @@ state_for (GeglProperties *o)
   /* A change of divisor, offset, normalize or report alone keeps the
    * parsed matrix: a script sets properties one at a time, and GIMP
    * prepares the operation again after each. */
-  state->mask = op_settings_new (&shape, o->preset, o->matrix, o->divisor, o->offset,
+  state->mask = op_settings_new (&shape, preset, o->matrix, o->divisor, o->offset,
                                  o->normalize,
-                                 old && !(o->preset && *o->preset) &&
+                                 old && !*preset &&
                                  old->shape.shape == CC_SHAPE_MATRIX &&
                                  g_strcmp0 (old->matrix, o->matrix) == 0 ? old->mask : NULL);
   state->shape = shape;
-  state->preset = g_strdup (o->preset);
+  state->preset = g_strdup (preset);
   state->matrix = g_strdup (o->matrix);
   state->divisor = o->divisor;
   state->offset = o->offset;

@@ -43,8 +43,8 @@ filter_configure (GimpDrawableFilter *filter, const RenderSettings *s)
   else
     g_object_set (config, "matrix", matrix, NULL);
   set_enum (config, "shape", cc_shape_name (s->shape.shape), s->shape.shape);
+  set_enum (config, "preset", "none", 0);
   g_object_set (config,
-                "preset",          "",
                 "divisor",         s->divisor,
                 "offset",          s->offset,
                 "normalize",       FALSE,

@@ -125,8 +125,7 @@ def test_append():
 def test_invalid():
     for what, props in [("2x2 matrix", dict(matrix="1,2;3,4")),
                         ("a matrix that does not parse", dict(matrix="1,x,1")),
-                        ("divisor 0", dict(matrix="1,2,1", divisor=0.0)),
-                        ("an unknown preset", dict(preset="no-such-preset"))]:
+                        ("divisor 0", dict(matrix="1,2,1", divisor=0.0))]:
         image, layer, px = new_image(19, 15, "RGBA", "u8")
         before = px.raw()
         layer.merge_filter(op_filter(layer, **props))
@@ -172,7 +171,7 @@ from gi.repository import Gio  # noqa: E402
 def test_choices():
     """The op's border and method choices are the public names, in the
     engine's order (they are made from its tables), and the procedure takes
-    each of them."""
+    each of them; its presets are a list of the procedure's."""
     from gi.repository import Gegl, GObject
     Gegl.init(None)
     want = {"border": ["zero", "extend", "wrap", "mirror", "black", "white"],
@@ -192,6 +191,25 @@ def test_choices():
             check(status == Gimp.PDBStatusType.SUCCESS,
                   "the procedure takes the op's %s '%s': %s" % (prop, name, values[0]))
     image.delete()
+    # The presets are a list, the shipped ones and the user's, as the
+    # procedure lists them; each chosen through the op is the procedure's.
+    ids = pdb.lookup_procedure("plug-in-cuda-convolve-presets")
+    listed = list(ids.run(ids.create_config()).index(1))
+    image, layer, px = new_image(13, 11, "RGBA", "u8")
+    cfg = Gimp.DrawableFilter.new(layer, OP, "presets").get_config()
+    choice = Gimp.param_spec_choice_get_choice(cfg.find_property("preset"))
+    got = list(choice.list_nicks())
+    check(got == ["none"] + listed, "GIMP's dialog lists the op's presets, none and %s: %s "
+          "(shown as %s)" % (listed, got, [choice.get_label(n) for n in got[:3]]))
+    image.delete()
+    for pid in listed:
+        image, layer, px = new_image(13, 11, "RGBA", "u8")
+        copy = merged_copy(image, layer)
+        layer.merge_filter(op_filter(layer, preset=pid))
+        run(image, [copy], preset=pid)
+        check(px.raw() == Pixels(copy, px.fmt, "u8", 4).raw(),
+              "preset %s chosen through the op is the procedure's" % pid)
+        image.delete()
 
 
 SHAPES = [("disc", dict(radius=3.0)), ("polygon", dict(radius=4.0, blades=5, angle=10.0)),

@@ -154,6 +154,34 @@
   (lambda (img layer)
     (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img
                            #:drawables (vector layer) #:mask-height 1025)))
+(refused "shape disc, radius 0"
+  (lambda (img layer)
+    (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img
+                           #:drawables (vector layer) #:shape "disc" #:radius 0.0)))
+(refused "shape polygon, blades 2"
+  (lambda (img layer)
+    (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img
+                           #:drawables (vector layer) #:shape "polygon" #:blades 2)))
+; A layer as the mask, from Script-Fu: a 1x1 white layer of another image
+; is the identity; a black one weighs nothing and is refused.
+(let* ((il (step-image)) (img (car il)) (layer (cadr il))
+       (mimg (car (gimp-image-new 1 1 RGB)))
+       (mlayer (car (gimp-layer-new mimg "m" 1 1 RGB-IMAGE 100 LAYER-MODE-NORMAL))))
+  (gimp-image-insert-layer mimg mlayer 0 0)
+  (gimp-context-set-foreground '(255 255 255))
+  (gimp-drawable-fill mlayer FILL-FOREGROUND)
+  (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img #:drawables (vector layer)
+                         #:mask-drawable mlayer)
+  (check (and (= (red layer 1 1) 0) (= (red layer 2 1) 255))
+         "mask-drawable: a 1x1 white layer is the identity")
+  (gimp-image-delete img)
+  (gimp-context-set-foreground '(0 0 0))
+  (gimp-drawable-fill mlayer FILL-FOREGROUND)
+  (refused "mask-drawable all black"
+    (lambda (img layer)
+      (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img
+                             #:drawables (vector layer) #:mask-drawable mlayer)))
+  (gimp-image-delete mimg))
 
 (display "Script-Fu: ") (display checks) (display " checks, ")
 (display failures) (display " failures") (newline)
