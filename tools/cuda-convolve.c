@@ -551,10 +551,16 @@ main (int argc, char **argv)
 
   n_jobs = argc - optind;
   if (dir ? n_jobs < 1 : n_jobs != 2)
-    return die (2, dir ? "expected at least one input file (see --help)"
-                       : "expected IN and OUT file names, or IN... -o DIR (see --help)");
+    {
+      free (values);
+      return die (2, dir ? "expected at least one input file (see --help)"
+                         : "expected IN and OUT file names, or IN... -o DIR (see --help)");
+    }
   if (dir && !is_directory (dir) && mkdir (dir, 0777) != 0)
-    return die (2, "-o %s: %s", dir, strerror (errno));
+    {
+      free (values);
+      return die (2, "-o %s: %s", dir, strerror (errno));
+    }
 
   if (!dir)
     n_jobs = 1;

@@ -337,11 +337,36 @@ def test_webp():
     f and case("WebP, Adobe RGB profile", f, "emboss", outs=(".png", None))
 
 
+def test_mask_image():
+    """The tool's --mask-image against the procedure's mask-drawable on GIMP's
+    load of the same mask file: a 96x64 RGBA sRGB PNG (a 97x65 mask) and a
+    16-bit Adobe RGB TIFF (its own luminance), on an 8-bit PNG."""
+    src = path("rgb8.png")
+    for name, image, proc, options in (
+            ("mask.png", made(P.U8_NON_LINEAR, alpha=True), "file-png-export", {}),
+            ("mask-adobe.tif", made(P.U16_NON_LINEAR, profile=adobe), "file-tiff-export",
+             dict(include_color_profile=True))):
+        f = exported(name, image, proc, **options)
+        if not f:
+            continue
+        gimp, mask = load(src), load(f)
+        status, values = run(gimp, [gimp.get_layers()[0]], mask_drawable=mask.get_layers()[0])
+        out = path(name + "-out.png")
+        r = subprocess.run([TOOL, "--mask-image", f, src, out], capture_output=True, text=True)
+        if check(status == Gimp.PDBStatusType.SUCCESS and r.returncode == 0,
+                 "mask %s: the procedure (%s) and the tool (%s) run"
+                 % (name, values[0], r.stderr.strip())):
+            compare("--mask-image %s, as mask-drawable" % name, load(out), gimp)
+        gimp.delete()
+        mask.delete()
+
+
 test_png()
 test_jpeg()
 test_tiff()
 test_exr()
 test_webp()
+test_mask_image()
 print("files: %d outputs equal GIMP's result, %d samples compared"
       % (totals["files"], totals["samples"]))
 summary("tool files in GIMP")
