@@ -108,22 +108,29 @@ capture_end (void)
   return g_private_get (&captured);
 }
 
+/* Once for the process: the mask image (--mask-image) may start it before
+ * the files do, and GLib takes its log writer only once. */
 bool
 files_init (char *error, size_t size)
 {
-  g_log_set_writer_func (log_writer, NULL, NULL);
-  g_set_printerr_handler (printerr);
-  gegl_init (NULL, NULL);
-  names[0] = '\0';
-  for (int k = 0; k < N_KINDS; k++)
+  static bool started = false;
+
+  if (!started)
     {
-      have[k] = (!kinds[k].loader || gegl_has_operation (kinds[k].loader)) &&
-                gegl_has_operation (kinds[k].saver);
-      if (have[k])
+      started = true;
+      g_log_set_writer_func (log_writer, NULL, NULL);
+      g_set_printerr_handler (printerr);
+      gegl_init (NULL, NULL);
+      for (int k = 0; k < N_KINDS; k++)
         {
-          if (names[0])
-            g_strlcat (names, ", ", sizeof names);
-          g_strlcat (names, kinds[k].name, sizeof names);
+          have[k] = (!kinds[k].loader || gegl_has_operation (kinds[k].loader)) &&
+                    gegl_has_operation (kinds[k].saver);
+          if (have[k])
+            {
+              if (names[0])
+                g_strlcat (names, ", ", sizeof names);
+              g_strlcat (names, kinds[k].name, sizeof names);
+            }
         }
     }
   if (!names[0])
