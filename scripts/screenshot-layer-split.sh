@@ -1,0 +1,87 @@
+#!/bin/sh
+# Screenshots GIMP 3's own dialog for cuda:convolve-layer with a layer chosen
+# as the mask and the on-canvas split view, under Xvfb (run by
+# scripts/env.sh, so natively or in the GIMP root, after scripts/build.sh):
+#
+#   scripts/env.sh scripts/screenshot-layer-split.sh
+#
+# writes docs/layer-split-view.png.  A batch opens the Hubble crop and adds
+# a hidden 41x41 layer holding a white hexagon (the aperture); then, there
+# being no window manager and no way to open a filter's dialog from a
+# script, it clicks where GIMP 3.0.4 draws things on a 1600x1000 screen:
+# Filters > Generic > Convolve with a layer on the GPU..., the Mask image
+# button, the aperture in its list (twice, to choose it), and Split view.
+# Another GIMP version may draw them elsewhere.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+profile=$(mktemp -d "$top/_build/profile.XXXXXX")
+Xvfb :96 -screen 0 1600x1000x24 -nolisten tcp >/dev/null 2>&1 &
+xvfb=$!
+trap 'kill $xvfb 2>/dev/null; rm -rf "$profile"' EXIT
+export DISPLAY=:96 GIMP3_DIRECTORY="$profile" XDG_DATA_HOME="$profile/data"
+export CUDA_CONVOLVE_PRESET_DIR="$top/presets"
+sh "$top/scripts/gimp-profile.sh" "$profile" "$top/_build/plug-ins"
+mkdir -p "$XDG_DATA_HOME/gegl-0.4/plug-ins"
+cp "$top/_build/gegl/cuda-convolve-gpl3.so" "$XDG_DATA_HOME/gegl-0.4/plug-ins/"
+
+# The window whose name contains $1.
+window () {
+  for w in $(xdotool search --onlyvisible --name "." 2>/dev/null); do
+    case "$(xdotool getwindowname "$w")" in *"$1"*) echo "$w"; return ;; esac
+  done
+}
+
+gimp-3.0 --no-splash --batch-interpreter=plug-in-script-fu-eval -b "
+(let* ((img (car (gimp-file-load RUN-NONINTERACTIVE \"$top/data/hubble-xdf.png\")))
+       (photo (vector-ref (car (gimp-image-get-layers img)) 0))
+       (aperture (car (gimp-layer-new img \"aperture\" 41 41 RGB-IMAGE 100
+                                      LAYER-MODE-NORMAL))))
+  (gimp-image-insert-layer img aperture 0 0)
+  (gimp-context-set-foreground '(0 0 0))
+  (gimp-drawable-fill aperture FILL-FOREGROUND)
+  (gimp-image-select-polygon img CHANNEL-OP-REPLACE
+    (vector 25.05 1.16 38.84 14.95 33.79 33.79 14.95 38.84 1.16 25.05 6.21 6.21))
+  (gimp-drawable-edit-fill aperture FILL-WHITE)
+  (gimp-selection-none img)
+  (gimp-item-set-visible aperture FALSE)
+  (gimp-image-set-selected-layers img (vector photo))
+  (gimp-image-clean-all img)
+  (gimp-display-new img))" >"$profile/gimp.log" 2>&1 &
+gimp=$!
+sleep 25   # GIMP starts, makes the image and shows its welcome dialog
+welcome=$(window Welcome)
+[ -n "$welcome" ] && { xdotool windowfocus --sync "$welcome" key Escape; sleep 2; }
+main=$(window GIMP)
+[ -n "$main" ] || { echo "screenshot-layer-split: no image window" >&2; cat "$profile/gimp.log"; exit 1; }
+xdotool windowsize --sync "$main" 1600 1000
+xdotool windowmove "$main" 0 0
+sleep 2
+
+# Filters, Generic, then the operation's entry.
+xdotool mousemove 425 12 click 1
+sleep 2
+xdotool mousemove 453 263
+sleep 2
+xdotool mousemove 700 263
+sleep 1
+xdotool mousemove 778 464 click 1
+sleep 8
+dialog=$(window "cuda:convolve-layer")
+[ -n "$dialog" ] || { echo "screenshot-layer-split: no dialog" >&2; exit 1; }
+xdotool windowmove --sync "$dialog" 1060 40
+sleep 2
+eval "$(xdotool getwindowgeometry --shell "$dialog")"
+# The Mask image button, the aperture in its list, then Split view.
+xdotool mousemove $((X + 154)) $((Y + 99)) click 1
+sleep 3
+xdotool mousemove 1123 248 click --repeat 2 --delay 120 1
+sleep 4
+xdotool mousemove 700 900
+sleep 1
+xdotool mousemove $((X + 438)) $((Y + 553)) click 1
+sleep 4
+xdotool mousemove 700 900
+sleep 3
+import -window root -crop 1600x700+0+0 +repage "$top/docs/layer-split-view.png"
+kill "$gimp"
+echo "wrote docs/layer-split-view.png"
