@@ -8,8 +8,8 @@
 # writes docs/split-view.png.  There is no window manager and no way to
 # open a filter's dialog from a script, so it clicks GIMP's menus where
 # GIMP 3.0.4 draws them on a 1600x1000 screen (Filters > Generic > Convolve
-# on the GPU (live)...), types the preset into the dialog and ticks Split
-# view; another GIMP version may draw them elsewhere.
+# on the GPU (live)...), picks the preset from its list in the dialog and
+# ticks Split view; another GIMP version may draw them elsewhere.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 profile=$(mktemp -d "$top/_build/profile.XXXXXX")
@@ -55,14 +55,12 @@ dialog=$(window "cuda:convolve")
 xdotool windowmove --sync "$dialog" 1222 60
 sleep 2
 eval "$(xdotool getwindowgeometry --shell "$dialog")"
-# The preset's entry, then Split view.
-xdotool windowfocus --sync "$dialog"
-xdotool mousemove $((X + 209)) $((Y + 91)) click 1
-sleep 1
-xdotool type --window "$dialog" --delay 80 emboss
-xdotool key --window "$dialog" Return
+# The preset's list, Emboss in it, then Split view.
+xdotool mousemove $((X + 288)) $((Y + 114)) click 1
+sleep 2
+xdotool mousemove $((X + 42)) $((Y + 233)) click 1
 sleep 4
-xdotool mousemove $((X + 274)) $((Y + 508)) click 1
+xdotool mousemove $((X + 274)) $((Y + 527)) click 1
 sleep 4
 xdotool mousemove 700 900
 sleep 2
