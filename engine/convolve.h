@@ -318,10 +318,11 @@ typedef struct
   bool          normalize;
   CcShapeSpec   shape;       /* CC_SHAPE_MATRIX (0): the text or the values */
   /* A layer or a file as the mask, the rest then ignored: each pixel's
-   * weight, its luminance in linear light times its alpha, as the front
-   * end reads it (babl's "YA float" in the image's own space); NULL:
-   * none.  An even side gets a zero column or row at the right or bottom,
-   * and the weights are scaled to sum 1. */
+   * luminance in linear light and its alpha, interleaved, as the front end
+   * reads the image (babl's "YA float" in its own space); NULL: none.
+   * The weights are luminance times alpha (babl's premultiplied "YaA"
+   * would leave a transparent pixel a trace), an even side gains a zero
+   * column or row at the right or bottom, and they are scaled to sum 1. */
   const float  *image;
   int64_t       image_width;
   int64_t       image_height;

@@ -45,13 +45,15 @@ mask_of_image (const CcMaskSource *source, CcMask *mask, double **values, char *
     return false;
   for (int64_t k = 0; k < iw * ih; k++)
     {
-      if (!isfinite (source->image[k]))
+      const double weight = (double) source->image[2 * k] * source->image[2 * k + 1];
+
+      if (!isfinite (weight))
         {
           snprintf (message, size, "the mask image's pixel (%lld,%lld) is not a finite number",
                     (long long) (k % iw), (long long) (k / iw));
           return false;
         }
-      sum += source->image[k];
+      sum += weight;
     }
   if (!(sum > 0.0))
     {
@@ -69,7 +71,8 @@ mask_of_image (const CcMaskSource *source, CcMask *mask, double **values, char *
     }
   for (int64_t y = 0; y < ih; y++)
     for (int64_t x = 0; x < iw; x++)
-      (*values)[y * w + x] = source->image[y * iw + x] / sum;
+      (*values)[y * w + x] =
+        (double) source->image[2 * (y * iw + x)] * source->image[2 * (y * iw + x) + 1] / sum;
   mask->width = w;
   mask->height = h;
   mask->values = *values;

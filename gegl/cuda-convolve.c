@@ -894,7 +894,7 @@ update_aux (GeglOperation *operation, GeglOperationContext *context)
   GObject *aux = gegl_operation_context_get_object (context, "aux");
   const GeglRectangle *rect = gegl_operation_source_get_bounding_box (operation, "aux");
   const gint w = aux && rect ? rect->width : 0, h = aux && rect ? rect->height : 0;
-  gfloat *ya = NULL, *weights = NULL;
+  gfloat *ya = NULL;
   OpSettings *fresh;
   char why[8];
 
@@ -902,21 +902,12 @@ update_aux (GeglOperation *operation, GeglOperationContext *context)
     return;
   if (cc_mask_image_size_check (w, h, why, sizeof why))
     {
-      ya = g_try_new (gfloat, 2 * (gsize) w * h);
-      weights = g_try_new (gfloat, (gsize) w * h);
-      if (ya && weights)
-        {
-          gegl_buffer_get (GEGL_BUFFER (aux), rect, 1.0, aux_format (operation), ya,
-                           GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
-          for (gsize k = 0; k < (gsize) w * h; k++)
-            weights[k] = ya[2 * k] * ya[2 * k + 1];
-        }
-      else
-        g_clear_pointer (&weights, g_free);
+      if ((ya = g_try_new (gfloat, 2 * (gsize) w * h)))
+        gegl_buffer_get (GEGL_BUFFER (aux), rect, 1.0, aux_format (operation), ya,
+                         GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
     }
-  fresh = op_settings_new_image (weights, w, h);
+  fresh = op_settings_new_image (ya, w, h);
   g_free (ya);
-  g_free (weights);
   g_mutex_lock (&settings_lock);
   if (op_settings_equal (state->aux, fresh))
     op_settings_unref (fresh);

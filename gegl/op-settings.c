@@ -71,10 +71,10 @@ op_settings_new (const CcShapeSpec *shape, const gchar *preset, const gchar *mat
 }
 
 OpSettings *
-op_settings_new_image (const gfloat *weights, gint width, gint height)
+op_settings_new_image (const gfloat *ya, gint width, gint height)
 {
   OpSettings *s = g_new0 (OpSettings, 1);
-  const CcMaskSource source = { .image = weights, .image_width = width,
+  const CcMaskSource source = { .image = ya, .image_width = width,
                                 .image_height = height };
   CcMask m;
   double *values;
@@ -82,7 +82,7 @@ op_settings_new_image (const gfloat *weights, gint width, gint height)
 
   s->refs = 1;
   if (!cc_mask_image_size_check (width, height, why, sizeof why) ||
-      (!weights && g_snprintf (why, sizeof why, "out of memory for the mask image")) ||
+      (!ya && g_snprintf (why, sizeof why, "out of memory for the mask image")) ||
       !cc_mask_resolve (&source, &m, &values, why, sizeof why))
     return invalid (s, g_strdup_printf ("aux: %s", why));
   s->values = g_memdup2 (values, sizeof (gdouble) * m.width * m.height);

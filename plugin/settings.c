@@ -10,16 +10,16 @@
 #include "preset.h"
 #include "settings.h"
 
-/* A drawable's weights as the mask: each pixel's luminance in linear light
- * (babl's "YA float" in the drawable's own space) times its alpha, over
- * the drawable's whole extent. */
+/* A drawable as the mask: each pixel's luminance in linear light and its
+ * alpha (babl's "YA float" in the drawable's own space), over its whole
+ * extent. */
 static gboolean
 mask_of_drawable (GimpDrawable *drawable, RenderSettings *s, GError **error)
 {
   const gint w = gimp_drawable_get_width (drawable), h = gimp_drawable_get_height (drawable);
   CcMaskSource source = { .image_width = w, .image_height = h };
   GeglBuffer *buffer;
-  gfloat *ya, *weights;
+  gfloat *ya;
   CcMask m;
   double *resolved;
   char why[256];
@@ -31,18 +31,14 @@ mask_of_drawable (GimpDrawable *drawable, RenderSettings *s, GError **error)
       return FALSE;
     }
   ya = g_new (gfloat, 2 * (gsize) w * h);
-  weights = g_new (gfloat, (gsize) w * h);
   buffer = gimp_drawable_get_buffer (drawable);
   gegl_buffer_get (buffer, GEGL_RECTANGLE (0, 0, w, h), 1.0,
                    babl_format_with_space ("YA float", gimp_drawable_get_format (drawable)),
                    ya, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
   g_object_unref (buffer);
-  for (gsize k = 0; k < (gsize) w * h; k++)
-    weights[k] = ya[2 * k] * ya[2 * k + 1];
-  source.image = weights;
+  source.image = ya;
   ok = cc_mask_resolve (&source, &m, &resolved, why, sizeof why);
   g_free (ya);
-  g_free (weights);
   if (!ok)
     {
       g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "mask-drawable: %s", why);

@@ -264,12 +264,14 @@ test_mask_resolve (void)
              "refused with '%s': %s", refused[i].word, msg);
     }
 
-  /* An image's weights: a 4x3 image is a 5x3 mask, its last column zero,
-   * scaled to sum 1; the shape, the text and normalize ignored. */
+  /* An image as luminance and alpha: a 4x3 image is a 5x3 mask of their
+   * products, its last column zero, scaled to sum 1; the shape, the text
+   * and normalize ignored. */
   {
-    static const float weights[12] = { 1, 2, 3, 4, 0, 0, 0, 2, 0.5f, 0.5f, 0, 3 };
-    static const float zero[4] = { 0, 0, 0, 0 }, negative[2] = { 1, -3 };
-    static const float bad[3] = { 1, NAN, 1 };
+    static const float weights[24] = { 1, 1, 4, 0.5f, 3, 1, 8, 0.5f, 0, 1, 5, 0, 0, 1, 2, 1,
+                                       1, 0.5f, 0.5f, 1, 0, 0, 6, 0.5f };
+    static const float zero[8] = { 0, 1, 0, 1, 1, 0, 0, 0 }, negative[4] = { 1, 1, -3, 1 };
+    static const float bad[6] = { 1, 1, NAN, 1, 1, 1 };
     CcMaskSource image = { .text = "1,x", .divisor = 5.0, .offset = 0.5, .normalize = true,
                            .shape = { CC_SHAPE_DISC, 3, 0, 0, 0 }, .image = weights,
                            .image_width = 4, .image_height = 3 };

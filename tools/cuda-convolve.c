@@ -91,7 +91,7 @@ mask_of_image (const char *path, CcMask *mask, double **values, char *error, siz
 {
   Job job = { .in = path, .raw_in = is_raw_file (path) };
   CcMaskSource source = { 0 };
-  float *weights = NULL;
+  float *ya = NULL;
   bool ok;
 
   if (!job.raw_in && !files_init (error, size))
@@ -102,15 +102,15 @@ mask_of_image (const char *path, CcMask *mask, double **values, char *error, siz
       snprintf (error, size, "%s", job.error);
       return false;
     }
-  ok = files_mask_weights (&job.src, &weights, error, size);
+  ok = files_mask_pixels (&job.src, &ya, error, size);
   if (ok)
     {
-      source.image = weights;
+      source.image = ya;
       source.image_width = job.src.image.width;
       source.image_height = job.src.image.height;
       ok = cc_mask_resolve (&source, mask, values, error, size);
     }
-  free (weights);
+  free (ya);
   files_image_free (&job.src);
   return ok;
 }

@@ -520,34 +520,26 @@ raw_format (const FileImage *im)
 }
 
 bool
-files_mask_weights (const FileImage *im, float **weights, char *error, size_t size)
+files_mask_pixels (const FileImage *im, float **ya, char *error, size_t size)
 {
   const Babl *own, *to;
   const int64_t w = im->image.width, h = im->image.height;
-  float *row, *out;
+  float *out;
 
   babl_init ();
   own = im->format ? im->format : raw_format (im);
   to = babl_format_with_space ("YA float", babl_format_get_space (own));
-  row = malloc (sizeof (float) * 2 * (size_t) w);
-  out = malloc (sizeof (float) * (size_t) (w * h));
-  if (!row || !out)
+  if (!(out = malloc (sizeof (float) * 2 * (size_t) (w * h))))
     {
-      free (row);
-      free (out);
+      babl_exit ();
       snprintf (error, size, "out of memory for the mask image");
       return false;
     }
   for (int64_t y = 0; y < h; y++)
-    {
-      babl_process (babl_fish (own, to), (const char *) im->image.data + y * im->image.stride,
-                    row, (long) w);
-      for (int64_t x = 0; x < w; x++)
-        out[y * w + x] = row[2 * x] * row[2 * x + 1];
-    }
-  free (row);
+    babl_process (babl_fish (own, to), (const char *) im->image.data + y * im->image.stride,
+                  out + 2 * y * w, (long) w);
   babl_exit ();
-  *weights = out;
+  *ya = out;
   return true;
 }
 

@@ -90,15 +90,15 @@ files_unwork (FileImage *result, const FileImage *own, char *error, size_t size)
 }
 
 /* babl's sRGB luminance (its primaries adapted to D50, as ICC profiles hold
- * them), which GIMP's reading of a layer as "YaA float" weighs with. */
+ * them), which GIMP's reading of a layer as "YA float" weighs with. */
 static const double srgb_luminance[3] = { 0.22248794, 0.71690384, 0.06060826 };
 
 bool
-files_mask_weights (const FileImage *im, float **weights, char *error, size_t size)
+files_mask_pixels (const FileImage *im, float **ya, char *error, size_t size)
 {
   const int C = im->image.channels, colour = C - (im->alpha ? 1 : 0);
   const int64_t w = im->image.width, h = im->image.height;
-  float *out = malloc (sizeof (float) * (size_t) (w * h));
+  float *out = malloc (sizeof (float) * 2 * (size_t) (w * h));
 
   if (!out)
     {
@@ -117,11 +117,11 @@ files_mask_weights (const FileImage *im, float **weights, char *error, size_t si
             v = im->linear ? v : cc_srgb_to_linear (v);
             lum += colour == 1 ? v : srgb_luminance[c] * v;
           }
-        out[y * w + x] = (float) (im->alpha ? lum * cc_sample_get (row, im->image.type,
-                                                                    x * C + C - 1)
-                                            : lum);
+        out[2 * (y * w + x)] = (float) lum;
+        out[2 * (y * w + x) + 1] =
+          im->alpha ? (float) cc_sample_get (row, im->image.type, x * C + C - 1) : 1.0f;
       }
-  *weights = out;
+  *ya = out;
   return true;
 }
 

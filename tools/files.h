@@ -69,12 +69,12 @@ bool         files_to_raw           (FileImage *im, bool pfm, char *error, size_
 bool         files_save             (const char *path, const char *name, const FileImage *im,
                                      char *error, size_t size);
 
-/* An image's weights as a mask (--mask-image): each pixel's luminance in
- * linear light (babl's "YA float" in the image's own space) times its
- * alpha, the way GIMP's procedure reads a layer for its mask-drawable
- * (babl's premultiplied "YaA" would leave a transparent pixel a trace); width x height floats, malloc'd into *weights.  A raw
+/* An image's pixels as a mask takes them (--mask-image): each pixel's
+ * luminance in linear light and its alpha, babl's "YA float" in the
+ * image's own space, as GIMP's procedure reads a layer for its
+ * mask-drawable; 2 x width x height floats, malloc'd into *ya.  A raw
  * file's image (no format) is sRGB, PFM's linear. */
-bool         files_mask_weights     (const FileImage *im, float **weights, char *error,
+bool         files_mask_pixels      (const FileImage *im, float **ya, char *error,
                                      size_t size);
 
 void         files_image_free       (FileImage *im);
