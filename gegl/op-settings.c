@@ -22,6 +22,34 @@ invalid (OpSettings *s, gchar *message)
   return s;
 }
 
+/* Settings holding a mask, its values g_malloc'd. */
+static OpSettings *
+valid (OpSettings *s, const CcMask *m)
+{
+  s->width = m->width;
+  s->height = m->height;
+  s->divisor = m->divisor;
+  s->offset = m->offset;
+  s->valid = TRUE;
+  return s;
+}
+
+/* Settings holding the mask a source resolves to, or why not, after
+ * 'what'. */
+static OpSettings *
+resolved (OpSettings *s, const CcMaskSource *source, const gchar *what)
+{
+  CcMask m;
+  double *values;
+  char why[256];
+
+  if (!cc_mask_resolve (source, &m, &values, why, sizeof why))
+    return invalid (s, g_strdup_printf ("%s%s", what, why));
+  s->values = g_memdup2 (values, sizeof (gdouble) * m.width * m.height);
+  free (values);
+  return valid (s, &m);
+}
+
 OpSettings *
 op_settings_new (const CcShapeSpec *shape, const gchar *preset, const gchar *matrix,
                  gdouble divisor, gdouble offset, gboolean normalize,
@@ -43,6 +71,7 @@ op_settings_new (const CcShapeSpec *shape, const gchar *preset, const gchar *mat
           g_error_free (error);
           return invalid (s, message);
         }
+      return valid (s, &m);
     }
   else
     {
@@ -54,20 +83,9 @@ op_settings_new (const CcShapeSpec *shape, const gchar *preset, const gchar *mat
         .n_values = kept ? (gsize) same_matrix->width * same_matrix->height : 0,
         .width = kept ? same_matrix->width : 0, .height = kept ? same_matrix->height : 0,
         .divisor = divisor, .offset = offset, .normalize = normalize, .shape = *shape };
-      double *values;
-      char why[256];
 
-      if (!cc_mask_resolve (&source, &m, &values, why, sizeof why))
-        return invalid (s, g_strdup (why));
-      s->values = g_memdup2 (values, sizeof (gdouble) * m.width * m.height);
-      free (values);
+      return resolved (s, &source, "");
     }
-  s->width = m.width;
-  s->height = m.height;
-  s->divisor = m.divisor;
-  s->offset = m.offset;
-  s->valid = TRUE;
-  return s;
 }
 
 OpSettings *
@@ -76,23 +94,13 @@ op_settings_new_image (const gfloat *ya, gint width, gint height)
   OpSettings *s = g_new0 (OpSettings, 1);
   const CcMaskSource source = { .image = ya, .image_width = width,
                                 .image_height = height };
-  CcMask m;
-  double *values;
   char why[256];
 
   s->refs = 1;
   if (!cc_mask_image_size_check (width, height, why, sizeof why) ||
-      (!ya && g_snprintf (why, sizeof why, "out of memory for the mask image")) ||
-      !cc_mask_resolve (&source, &m, &values, why, sizeof why))
+      (!ya && g_snprintf (why, sizeof why, "out of memory for the mask image")))
     return invalid (s, g_strdup_printf ("aux: %s", why));
-  s->values = g_memdup2 (values, sizeof (gdouble) * m.width * m.height);
-  free (values);
-  s->width = m.width;
-  s->height = m.height;
-  s->divisor = m.divisor;
-  s->offset = m.offset;
-  s->valid = TRUE;
-  return s;
+  return resolved (s, &source, "aux: ");
 }
 
 gboolean

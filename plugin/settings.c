@@ -10,6 +10,29 @@
 #include "preset.h"
 #include "settings.h"
 
+/* The mask a source resolves to, into the settings; or FALSE and why,
+ * after 'what'. */
+static gboolean
+resolve (const CcMaskSource *source, RenderSettings *s, const gchar *what, GError **error)
+{
+  CcMask m;
+  double *resolved;
+  char why[256];
+
+  if (!cc_mask_resolve (source, &m, &resolved, why, sizeof why))
+    {
+      g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "%s%s", what, why);
+      return FALSE;
+    }
+  s->matrix = g_memdup2 (resolved, sizeof (gdouble) * m.width * m.height);
+  free (resolved);
+  s->width = m.width;
+  s->height = m.height;
+  s->divisor = m.divisor;
+  s->offset = m.offset;
+  return TRUE;
+}
+
 /* A drawable as the mask: each pixel's luminance in linear light and its
  * alpha (babl's "YA float" in the drawable's own space), over its whole
  * extent. */
@@ -20,8 +43,6 @@ mask_of_drawable (GimpDrawable *drawable, RenderSettings *s, GError **error)
   CcMaskSource source = { .image_width = w, .image_height = h };
   GeglBuffer *buffer;
   gfloat *ya;
-  CcMask m;
-  double *resolved;
   char why[256];
   gboolean ok;
 
@@ -37,21 +58,10 @@ mask_of_drawable (GimpDrawable *drawable, RenderSettings *s, GError **error)
                    ya, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
   g_object_unref (buffer);
   source.image = ya;
-  ok = cc_mask_resolve (&source, &m, &resolved, why, sizeof why);
+  ok = resolve (&source, s, "mask-drawable: ", error);
   g_free (ya);
-  if (!ok)
-    {
-      g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "mask-drawable: %s", why);
-      return FALSE;
-    }
-  s->matrix = g_memdup2 (resolved, sizeof (gdouble) * m.width * m.height);
-  free (resolved);
-  s->width = m.width;
-  s->height = m.height;
-  s->divisor = m.divisor;
-  s->offset = m.offset;
   s->shape.shape = CC_SHAPE_MATRIX;
-  return TRUE;
+  return ok;
 }
 
 /* Reads and checks the arguments; on failure 'error' says which and why. */
@@ -139,21 +149,9 @@ settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **e
       const CcMaskSource source = {
         .values = values, .n_values = n, .width = s->width, .height = s->height,
         .divisor = s->divisor, .offset = s->offset, .normalize = normalize, .shape = s->shape };
-      CcMask m;
-      double *resolved;
-      char why[256];
 
-      if (!cc_mask_resolve (&source, &m, &resolved, why, sizeof why))
-        {
-          g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "%s", why);
-          goto out;
-        }
-      s->matrix = g_memdup2 (resolved, sizeof (gdouble) * m.width * m.height);
-      free (resolved);
-      s->width = m.width;
-      s->height = m.height;
-      s->divisor = m.divisor;
-      s->offset = m.offset;
+      if (!resolve (&source, s, "", error))
+        goto out;
     }
   ok = TRUE;
 
