@@ -14,39 +14,11 @@
 # Another GIMP version may draw them elsewhere.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-profile=$(mktemp -d "$top/_build/profile.XXXXXX")
-Xvfb :96 -screen 0 1600x1000x24 -nolisten tcp >/dev/null 2>&1 &
-xvfb=$!
-trap 'kill $xvfb 2>/dev/null; rm -rf "$profile"' EXIT
-export DISPLAY=:96 GIMP3_DIRECTORY="$profile" XDG_DATA_HOME="$profile/data"
-export CUDA_CONVOLVE_PRESET_DIR="$top/presets"
-sh "$top/scripts/gimp-profile.sh" "$profile" "$top/_build/plug-ins"
-mkdir -p "$XDG_DATA_HOME/gegl-0.4/plug-ins"
-cp "$top/_build/gegl/cuda-convolve-gpl3.so" "$XDG_DATA_HOME/gegl-0.4/plug-ins/"
+display=:96 screen=1600x1000
+. "$top/scripts/gui-session.sh"
 
-# The window whose name contains $1.
-window () {
-  for w in $(xdotool search --onlyvisible --name "." 2>/dev/null); do
-    case "$(xdotool getwindowname "$w")" in *"$1"*) echo "$w"; return ;; esac
-  done
-}
-
-gimp-3.0 --no-splash --batch-interpreter=plug-in-script-fu-eval -b "
-(let* ((img (car (gimp-file-load RUN-NONINTERACTIVE \"$top/data/hubble-xdf.png\")))
-       (photo (vector-ref (car (gimp-image-get-layers img)) 0))
-       (aperture (car (gimp-layer-new img \"aperture\" 41 41 RGB-IMAGE 100
-                                      LAYER-MODE-NORMAL))))
-  (gimp-image-insert-layer img aperture 0 0)
-  (gimp-context-set-foreground '(0 0 0))
-  (gimp-drawable-fill aperture FILL-FOREGROUND)
-  (gimp-image-select-polygon img CHANNEL-OP-REPLACE
-    (vector 25.05 1.16 38.84 14.95 33.79 33.79 14.95 38.84 1.16 25.05 6.21 6.21))
-  (gimp-drawable-edit-fill aperture FILL-WHITE)
-  (gimp-selection-none img)
-  (gimp-item-set-visible aperture FALSE)
-  (gimp-image-set-selected-layers img (vector photo))
-  (gimp-image-clean-all img)
-  (gimp-display-new img))" >"$profile/gimp.log" 2>&1 &
+gimp-3.0 --no-splash --batch-interpreter=plug-in-script-fu-eval \
+  -b "$(hubble_with_aperture hidden)" >"$profile/gimp.log" 2>&1 &
 gimp=$!
 sleep 25   # GIMP starts, makes the image and shows its welcome dialog
 welcome=$(window Welcome)

@@ -12,23 +12,8 @@
 # ticks Split view; another GIMP version may draw them elsewhere.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-profile=$(mktemp -d "$top/_build/profile.XXXXXX")
-Xvfb :98 -screen 0 1600x1000x24 -nolisten tcp >/dev/null 2>&1 &
-xvfb=$!
-trap 'kill $xvfb 2>/dev/null; rm -rf "$profile"' EXIT
-export DISPLAY=:98 GIMP3_DIRECTORY="$profile" XDG_DATA_HOME="$profile/data"
-export CUDA_CONVOLVE_PRESET_DIR="$top/presets"
-mkdir -p "$XDG_DATA_HOME/gegl-0.4/plug-ins"
-cp "$top/_build/gegl/cuda-convolve-gpl3.so" "$XDG_DATA_HOME/gegl-0.4/plug-ins/"
-sh "$top/scripts/gimp-profile.sh" "$profile" "$top/_build/plug-ins"
-sleep 1
-
-# The window whose name contains $1.
-window () {
-  for w in $(xdotool search --onlyvisible --name "." 2>/dev/null); do
-    case "$(xdotool getwindowname "$w")" in *"$1"*) echo "$w"; return ;; esac
-  done
-}
+display=:98 screen=1600x1000
+. "$top/scripts/gui-session.sh"
 
 gimp-3.0 --no-splash "$top/data/sample.png" >"$profile/gimp.log" 2>&1 &
 gimp=$!

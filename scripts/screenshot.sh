@@ -11,18 +11,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 preset=${1:-emboss}
 CUDA_ARCH=${CUDA_ARCH:-sm_90} "$top/scripts/build.sh" >/dev/null
 
-profile=$(mktemp -d "$top/_build/profile.XXXXXX")
-Xvfb :99 -screen 0 1600x1200x24 -nolisten tcp >/dev/null 2>&1 &
-xvfb=$!
-trap 'kill $xvfb 2>/dev/null; rm -rf "$profile"' EXIT
-export DISPLAY=:99 GIMP3_DIRECTORY="$profile"
-sh "$top/scripts/gimp-profile.sh" "$profile" "$top/_build/plug-ins"
-# The GEGL operation where GEGL looks, so that the dialog previews on the
-# canvas too (as run-gimp.sh does).
-export XDG_DATA_HOME="$profile/data" CUDA_CONVOLVE_PRESET_DIR="$top/presets"
-mkdir -p "$XDG_DATA_HOME/gegl-0.4/plug-ins"
-cp "$top/_build/gegl/cuda-convolve-gpl3.so" "$XDG_DATA_HOME/gegl-0.4/plug-ins/"
-sleep 1
+# The GEGL operation where GEGL looks (gui-session.sh), so that the dialog
+# previews on the canvas too.
+display=:99 screen=1600x1200
+. "$top/scripts/gui-session.sh"
 
 # GIMP opens the sample, shows it, and runs the procedure interactively with
 # the preset; the batch waits in the dialog until OK is pressed below.

@@ -1,0 +1,48 @@
+# Sourced by the screenshot scripts, with $top, $display (":98") and
+# $screen ("1600x1000") set: a fresh GIMP profile with the plug-in and the
+# GEGL operation built in _build, an Xvfb screen, both gone on exit; and
+# helpers for driving GIMP there without a window manager.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+profile=$(mktemp -d "$top/_build/profile.XXXXXX")
+Xvfb "$display" -screen 0 "${screen}x24" -nolisten tcp >/dev/null 2>&1 &
+xvfb=$!
+trap 'kill $xvfb 2>/dev/null; rm -rf "$profile"' EXIT
+export DISPLAY="$display" GIMP3_DIRECTORY="$profile" XDG_DATA_HOME="$profile/data"
+export CUDA_CONVOLVE_PRESET_DIR="$top/presets"
+sh "$top/scripts/gimp-profile.sh" "$profile" "$top/_build/plug-ins"
+mkdir -p "$XDG_DATA_HOME/gegl-0.4/plug-ins"
+cp "$top/_build/gegl/cuda-convolve-gpl3.so" "$XDG_DATA_HOME/gegl-0.4/plug-ins/"
+sleep 1
+
+# The window whose name contains $1.
+window () {
+  for w in $(xdotool search --onlyvisible --name "." 2>/dev/null); do
+    case "$(xdotool getwindowname "$w")" in *"$1"*) echo "$w"; return ;; esac
+  done
+}
+
+# Script-Fu that opens the Hubble crop and adds a 41x41 layer holding a
+# white hexagon on black, the aperture, hidden unless $1 is "shown"; it
+# binds img, photo and aperture for what follows it ($2), and shows the
+# image.
+hubble_with_aperture () {
+  cat <<SCM
+(let* ((img (car (gimp-file-load RUN-NONINTERACTIVE "$top/data/hubble-xdf.png")))
+       (photo (vector-ref (car (gimp-image-get-layers img)) 0))
+       (aperture (car (gimp-layer-new img "aperture" 41 41 RGB-IMAGE 100
+                                      LAYER-MODE-NORMAL))))
+  (gimp-image-insert-layer img aperture 0 0)
+  (gimp-context-set-foreground '(0 0 0))
+  (gimp-drawable-fill aperture FILL-FOREGROUND)
+  (gimp-image-select-polygon img CHANNEL-OP-REPLACE
+    (vector 25.05 1.16 38.84 14.95 33.79 33.79 14.95 38.84 1.16 25.05 6.21 6.21))
+  (gimp-drawable-edit-fill aperture FILL-WHITE)
+  (gimp-selection-none img)
+  (gimp-item-set-visible aperture $([ "$1" = shown ] && echo TRUE || echo FALSE))
+  (gimp-image-set-selected-layers img (vector photo))
+  (gimp-image-clean-all img)
+  (gimp-display-new img)
+  ${2:-})
+SCM
+}
