@@ -893,14 +893,14 @@ update_aux (GeglOperation *operation, GeglOperationContext *context)
   State *state = GEGL_PROPERTIES (operation)->user_data;
   GObject *aux = gegl_operation_context_get_object (context, "aux");
   const GeglRectangle *rect = gegl_operation_source_get_bounding_box (operation, "aux");
-  const gint w = aux && rect ? rect->width : 0, h = aux && rect ? rect->height : 0;
+  const gint w = rect ? rect->width : 0, h = rect ? rect->height : 0;
   gfloat *ya = NULL;
   OpSettings *fresh;
   char why[8];
 
   if (!state || !state->aux_on)
     return;
-  if (cc_mask_image_size_check (w, h, why, sizeof why))
+  if (aux && cc_mask_image_size_check (w, h, why, sizeof why))
     {
       if ((ya = g_try_new (gfloat, 2 * (gsize) w * h)))
         gegl_buffer_get (GEGL_BUFFER (aux), rect, 1.0, aux_format (operation), ya,
@@ -957,20 +957,23 @@ attach_with_aux (GeglOperation *operation)
   g_param_spec_sink (pspec);
 }
 
-/* The aux image is read whole, and any change to it changes every output. */
+/* The aux image is read whole (none of one too large to be a mask), and
+ * any change to it changes every output. */
 static GeglRectangle
 get_required_for_output (GeglOperation       *operation,
                          const gchar         *input_pad,
                          const GeglRectangle *roi)
 {
   const GeglRectangle *aux;
+  char why[8];
 
   if (strcmp (input_pad, "aux") != 0)
     return GEGL_OPERATION_CLASS (gegl_op_parent_class)->get_required_for_output (operation,
                                                                                  input_pad,
                                                                                  roi);
   aux = gegl_operation_source_get_bounding_box (operation, "aux");
-  return aux ? *aux : (GeglRectangle) { 0, 0, 0, 0 };
+  return aux && cc_mask_image_size_check (aux->width, aux->height, why, sizeof why)
+         ? *aux : (GeglRectangle) { 0, 0, 0, 0 };
 }
 
 static GeglRectangle

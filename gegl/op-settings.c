@@ -98,7 +98,7 @@ op_settings_new_image (const gfloat *ya, gint width, gint height)
 
   s->refs = 1;
   if (!cc_mask_image_size_check (width, height, why, sizeof why) ||
-      (!ya && g_snprintf (why, sizeof why, "out of memory for the mask image")))
+      (!ya && g_snprintf (why, sizeof why, "the mask image could not be read")))
     return invalid (s, g_strdup_printf ("aux: %s", why));
   return resolved (s, &source, "aux: ");
 }

@@ -31,7 +31,7 @@ OpSettings *op_settings_new       (const CcShapeSpec *shape, const gchar *preset
                                     const gchar *matrix, gdouble divisor, gdouble offset,
                                     gboolean normalize, const OpSettings *same_matrix);
 /* An image on the aux input as the mask: its pixels as "YA float"
- * (luminance in linear light, alpha), width x height; NULL: no memory. */
+ * (luminance in linear light, alpha), width x height; NULL: not read. */
 OpSettings *op_settings_new_image (const gfloat *ya, gint width, gint height);
 /* Whether two settings hold the same mask. */
 gboolean    op_settings_equal     (const OpSettings *a, const OpSettings *b);
