@@ -224,15 +224,6 @@ auto_gpu_method (CcContext *ctx, const CcMask *mask, CcJob *job)
   const int taps = cc_mask_width_class (mask->width) * mask->height;
   char msg[8];
 
-  if (mask->width > CC_DIRECT_MASK_MAX || mask->height > CC_DIRECT_MASK_MAX)
-    {
-      for (int m = 0; m < CC_METHOD_COUNT; m++)
-        if (cc_methods[m].auto_order &&
-            cc_method_takes_size ((CcMethod) m, mask->width, mask->height, msg, sizeof msg) &&
-            cc_gpu_check (ctx->gpu, (CcMethod) m, job, msg, sizeof msg) == CC_OK)
-          return (CcMethod) m;
-      return CC_METHOD_CPU;
-    }
   if (!job->weighted)
     separate (ctx, mask, job);
   for (int pass = 0; pass < 3; pass++)
@@ -242,7 +233,8 @@ auto_gpu_method (CcContext *ctx, const CcMask *mask, CcJob *job)
           const CcMethodInfo *info = &cc_methods[m];
 
           if (info->auto_order != order || info->auto_last_resort != (pass == 2) ||
-              (info->auto_rank1 && (job->weighted || job->terms != 1)))
+              (info->auto_rank1 && (job->weighted || job->terms != 1)) ||
+              !cc_method_takes_size ((CcMethod) m, mask->width, mask->height, msg, sizeof msg))
             continue;
           if (pass == 0)
             {
@@ -257,7 +249,8 @@ auto_gpu_method (CcContext *ctx, const CcMask *mask, CcJob *job)
           if (cc_gpu_check (ctx->gpu, (CcMethod) m, job, msg, sizeof msg) == CC_OK)
             return (CcMethod) m;
         }
-  return CC_METHOD_BASIC;
+  return cc_method_takes_size (CC_METHOD_BASIC, mask->width, mask->height, msg, sizeof msg)
+         ? CC_METHOD_BASIC : CC_METHOD_CPU;
 }
 
 CcMethod

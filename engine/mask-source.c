@@ -38,44 +38,47 @@ mask_of_image (const CcMaskSource *source, CcMask *mask, double **values, char *
                size_t size)
 {
   const int64_t iw = source->image_width, ih = source->image_height;
-  double sum = 0.0;
+  double sum = 0.0, *v;
   int w, h;
 
   if (!cc_mask_image_size_check (iw, ih, message, size))
     return false;
-  for (int64_t k = 0; k < iw * ih; k++)
-    {
-      const double weight = (double) source->image[2 * k] * source->image[2 * k + 1];
-
-      if (!isfinite (weight))
-        {
-          snprintf (message, size, "the mask image's pixel (%lld,%lld) is not a finite number",
-                    (long long) (k % iw), (long long) (k / iw));
-          return false;
-        }
-      sum += weight;
-    }
-  if (!(sum > 0.0))
-    {
-      snprintf (message, size, sum == 0.0
-                ? "the mask image is all zero (black or transparent): it weighs nothing"
-                : "the mask image's weights sum to %g; they must sum to more than 0", sum);
-      return false;
-    }
   w = (int) iw | 1;
   h = (int) ih | 1;
-  if (!(*values = calloc ((size_t) w * h, sizeof (double))))
+  if (!(v = calloc ((size_t) w * h, sizeof (double))))
     {
       snprintf (message, size, "out of memory");
       return false;
     }
   for (int64_t y = 0; y < ih; y++)
     for (int64_t x = 0; x < iw; x++)
-      (*values)[y * w + x] =
-        (double) source->image[2 * (y * iw + x)] * source->image[2 * (y * iw + x) + 1] / sum;
+      {
+        const float *ya = source->image + 2 * (y * iw + x);
+
+        v[y * w + x] = (double) ya[0] * ya[1];
+        if (!isfinite (v[y * w + x]))
+          {
+            snprintf (message, size, "the mask image's pixel (%lld,%lld) is not a finite "
+                      "number", (long long) x, (long long) y);
+            free (v);
+            return false;
+          }
+        sum += v[y * w + x];
+      }
+  if (!(sum > 0.0))
+    {
+      snprintf (message, size, sum == 0.0
+                ? "the mask image is all zero (black or transparent): it weighs nothing"
+                : "the mask image's weights sum to %g; they must sum to more than 0", sum);
+      free (v);
+      return false;
+    }
+  for (int k = 0; k < w * h; k++)
+    v[k] /= sum;
+  *values = v;
   mask->width = w;
   mask->height = h;
-  mask->values = *values;
+  mask->values = v;
   mask->divisor = 1.0;
   mask->offset = 0.0;
   return true;

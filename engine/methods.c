@@ -26,7 +26,7 @@
  * the mask), register to 15x15, fft beyond (docs/performance.md, "Why each
  * choice", has the figures).  Masks past a method's mask_max go to one
  * that takes them: the CPU beyond 127x127, for the GPU's fft has not been
- * run past that size on a GPU yet (docs/performance.md, "Limits"). */
+ * run past that size on a GPU yet (README, "Limits"). */
 const CcMethodInfo cc_methods[CC_METHOD_COUNT] =
 {
   [CC_METHOD_AUTO] = {
