@@ -550,6 +550,23 @@ test_shape_errors (void)
     }
 }
 
+/* Fills 'values' (the mask's) with taps uniform in [-0.5, 1], their sum the
+ * divisor; returns sum |k|, for the transform's error bound. */
+static double
+random_mask (CcMask *mask, double *values)
+{
+  double sum_abs = 0.0;
+
+  mask->divisor = 0.0;
+  for (int i = 0; i < mask->width * mask->height; i++)
+    {
+      values[i] = check_uniform (-0.5, 1.0);
+      mask->divisor += values[i];
+      sum_abs += fabs (values[i]);
+    }
+  return sum_abs;
+}
+
 /* Large masks on the CPU through FFTW (where the build has it): the
  * transform's tiles ran (CcResult.kernel), within the transform's bound of
  * the gold, for full-rank masks to 127x127, every border, with alpha
@@ -582,18 +599,12 @@ test_cpu_fft (CcContext *ctx)
       CcImage dst = { out, CC_TYPE_FLOAT, C, W, H, W * C * 4, false };
       CcImage ref = { gold, CC_TYPE_DOUBLE, C, W, H, W * C * 8, false };
       CcMask mask = { n, n, m, 0.0, 0.0 };
-      double sum_abs = 0.0;
+      const double sum_abs = random_mask (&mask, m);
       CcOptions o;
       CcResult r;
       size_t first = 0;
       int bad;
 
-      for (int i = 0; i < n * n; i++)
-        {
-          m[i] = check_uniform (-0.5, 1.0);
-          mask.divisor += m[i];
-          sum_abs += fabs (m[i]);
-        }
       /* A photograph's smooth regions and edges, and alpha 0 over a third
        * of the image (the weighted zones: nought, quotient, in between). */
       for (int y = 0; y < H; y++)
@@ -750,18 +761,12 @@ test_large_masks (CcContext *ctx)
       CcImage dst = { out, CC_TYPE_FLOAT, C, W, H, W * C * 4, false };
       CcImage ref = { gold, CC_TYPE_DOUBLE, C, W, H, W * C * 8, false };
       CcMask mask = { w, h, m, 0.0, 0.0 };
-      double sum_abs = 0.0;
+      const double sum_abs = random_mask (&mask, m);
       CcOptions o;
       CcResult r;
       size_t first = 0;
       int bad;
 
-      for (int i = 0; i < w * h; i++)
-        {
-          m[i] = check_uniform (-0.5, 1.0);
-          mask.divisor += m[i];
-          sum_abs += fabs (m[i]);
-        }
       for (int i = 0; i < W * H * C; i++)
         in[i] = (float) (C > 1 && i % C == C - 1 && cases[k].weighted
                          ? (i / C % W < W / 3 ? 0.0 : 1.0)
