@@ -56,6 +56,8 @@ op_settings_new (const CcShapeSpec *shape, const gchar *preset, const gchar *mat
                  const OpSettings *same_matrix)
 {
   OpSettings *s = g_new0 (OpSettings, 1);
+  CcMaskSource source;
+  gboolean kept;
   CcMask m;
 
   s->refs = 1;
@@ -73,19 +75,15 @@ op_settings_new (const CcShapeSpec *shape, const gchar *preset, const gchar *mat
         }
       return valid (s, &m);
     }
-  else
-    {
-      /* The kept values where the text is the one they came from. */
-      const gboolean kept = same_matrix && same_matrix->values;
-      const CcMaskSource source = {
-        .text = kept ? NULL : matrix ? matrix : "",
-        .values = kept ? same_matrix->values : NULL,
-        .n_values = kept ? (gsize) same_matrix->width * same_matrix->height : 0,
-        .width = kept ? same_matrix->width : 0, .height = kept ? same_matrix->height : 0,
-        .divisor = divisor, .offset = offset, .normalize = normalize, .shape = *shape };
-
-      return resolved (s, &source, "");
-    }
+  /* The kept values where the text is the one they came from. */
+  kept = same_matrix && same_matrix->values;
+  source = (CcMaskSource) {
+    .text = kept ? NULL : matrix ? matrix : "",
+    .values = kept ? same_matrix->values : NULL,
+    .n_values = kept ? (gsize) same_matrix->width * same_matrix->height : 0,
+    .width = kept ? same_matrix->width : 0, .height = kept ? same_matrix->height : 0,
+    .divisor = divisor, .offset = offset, .normalize = normalize, .shape = *shape };
+  return resolved (s, &source, "");
 }
 
 OpSettings *

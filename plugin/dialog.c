@@ -461,6 +461,17 @@ config_notify (GObject *config, GParamSpec *pspec, Dialog *d)
 
 /* ---- layout ---- */
 
+/* An engine's name as a choice, its label the name capitalised. */
+static void
+append_name (GtkWidget *combo, const gchar *name)
+{
+  gchar *label = g_strdup (name);
+
+  label[0] = g_ascii_toupper (label[0]);
+  gtk_combo_box_text_append (GTK_COMBO_BOX_TEXT (combo), name, label);
+  g_free (label);
+}
+
 static GtkWidget *
 method_combo (void)
 {
@@ -546,15 +557,8 @@ convolve_dialog (GimpProcedure *procedure, GimpProcedureConfig *config,
 
   right = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
   d.shape = gtk_combo_box_text_new ();
-  /* The engine's names, capitalised, are the labels. */
   for (gint s = 0; s < CC_SHAPE_COUNT; s++)
-    {
-      gchar *label = g_strdup (cc_shape_name (s));
-
-      label[0] = g_ascii_toupper (label[0]);
-      gtk_combo_box_text_append (GTK_COMBO_BOX_TEXT (d.shape), cc_shape_name (s), label);
-      g_free (label);
-    }
+    append_name (d.shape, cc_shape_name (s));
   gtk_widget_set_tooltip_text (d.shape, "Matrix: the mask below; else a mask made from "
                                         "a shape, scaled to sum 1");
   gtk_box_pack_start (GTK_BOX (right), labelled ("S_hape:", d.shape, NULL), FALSE, FALSE, 0);
@@ -598,15 +602,8 @@ convolve_dialog (GimpProcedure *procedure, GimpProcedureConfig *config,
   gtk_box_pack_start (GTK_BOX (right), d.method_note, FALSE, FALSE, 0);
 
   d.border = gtk_combo_box_text_new ();
-  /* The engine's names, capitalised, are the labels. */
   for (gint b = 0; b < CC_BORDER_COUNT; b++)
-    {
-      gchar *label = g_strdup (cc_border_name (b));
-
-      label[0] = g_ascii_toupper (label[0]);
-      gtk_combo_box_text_append (GTK_COMBO_BOX_TEXT (d.border), cc_border_name (b), label);
-      g_free (label);
-    }
+    append_name (d.border, cc_border_name (b));
   gtk_widget_set_tooltip_text (d.border, "What lies beyond the drawable's edges");
   gtk_box_pack_start (GTK_BOX (right), labelled ("_Border:", d.border, NULL), FALSE, FALSE, 0);
 

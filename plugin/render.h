@@ -28,7 +28,6 @@ typedef struct
   gboolean   blue;
   const CcTransfer *transfer;  /* the drawable's, from render_transfer_new */
   CcShapeSpec shape;           /* the shape the mask was made from, or CC_SHAPE_MATRIX */
-  GimpDrawable *mask_drawable; /* the layer the mask was made from, or NULL */
 } RenderSettings;
 
 /* The format pixels travel in: the drawable's own sample type and colour

@@ -70,6 +70,7 @@ settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **e
 {
   gchar *preset_id = NULL, *border = NULL, *method = NULL, *shape = NULL;
   GimpArray *matrix = NULL;
+  GimpDrawable *mask_drawable = NULL;
   gboolean normalize;
   gsize n = 0;
   const gdouble *values = NULL;
@@ -98,11 +99,8 @@ settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **e
                 "angle",           &s->shape.angle,
                 "blades",          &s->shape.blades,
                 "inner",           &s->shape.inner,
-                "mask-drawable",   &s->mask_drawable,
+                "mask-drawable",   &mask_drawable,
                 NULL);
-  /* GIMP keeps the drawable; the settings borrow it. */
-  if (s->mask_drawable)
-    g_object_unref (s->mask_drawable);
   if (matrix)
     values = gimp_double_array_get_values (matrix, &n);
 
@@ -127,9 +125,9 @@ settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **e
       goto out;
     }
 
-  if (s->mask_drawable)
+  if (mask_drawable)
     {
-      if (!mask_of_drawable (s->mask_drawable, s, error))
+      if (!mask_of_drawable (mask_drawable, s, error))
         goto out;
     }
   else if (s->shape.shape == CC_SHAPE_MATRIX && preset_id && *preset_id)
@@ -159,6 +157,7 @@ out:
   if (!ok)
     g_clear_pointer (&s->matrix, g_free);
   g_clear_pointer (&matrix, gimp_array_free);
+  g_clear_object (&mask_drawable);
   g_free (preset_id);
   g_free (border);
   g_free (method);
