@@ -22,6 +22,38 @@ window () {
   done
 }
 
+# After GIMP was started: its image window (the name contains $1) made the
+# whole screen, once GIMP has loaded the image and its welcome dialog is
+# closed.
+image_window () {
+  sleep 25
+  welcome=$(window Welcome)
+  [ -n "$welcome" ] && { xdotool windowfocus --sync "$welcome" key Escape; sleep 2; }
+  main=$(window "$1")
+  [ -n "$main" ] || { echo "$0: no image window" >&2; cat "$profile/gimp.log"; exit 1; }
+  xdotool windowsize --sync "$main" 1600 1000
+  xdotool windowmove "$main" 0 0
+  sleep 2
+}
+
+# Filters > Generic > the entry GIMP 3.0.4 draws at ($1, $2) on a 1600x1000
+# screen; its dialog (named $3) moved to ($4, $5), its corner in X and Y.
+generic_filter_dialog () {
+  xdotool mousemove 425 12 click 1
+  sleep 2
+  xdotool mousemove 453 263
+  sleep 2
+  xdotool mousemove 700 263
+  sleep 1
+  xdotool mousemove "$1" "$2" click 1
+  sleep 8
+  dialog=$(window "$3")
+  [ -n "$dialog" ] || { echo "$0: no dialog" >&2; exit 1; }
+  xdotool windowmove --sync "$dialog" "$4" "$5"
+  sleep 2
+  eval "$(xdotool getwindowgeometry --shell "$dialog")"
+}
+
 # Script-Fu that opens the Hubble crop and adds a 41x41 layer holding a
 # white hexagon on black, the aperture, hidden unless $1 is "shown"; it
 # binds img, photo and aperture for what follows it ($2), and shows the

@@ -20,29 +20,8 @@ display=:96 screen=1600x1000
 gimp-3.0 --no-splash --batch-interpreter=plug-in-script-fu-eval \
   -b "$(hubble_with_aperture hidden)" >"$profile/gimp.log" 2>&1 &
 gimp=$!
-sleep 25   # GIMP starts, makes the image and shows its welcome dialog
-welcome=$(window Welcome)
-[ -n "$welcome" ] && { xdotool windowfocus --sync "$welcome" key Escape; sleep 2; }
-main=$(window GIMP)
-[ -n "$main" ] || { echo "screenshot-layer-split: no image window" >&2; cat "$profile/gimp.log"; exit 1; }
-xdotool windowsize --sync "$main" 1600 1000
-xdotool windowmove "$main" 0 0
-sleep 2
-
-# Filters, Generic, then the operation's entry.
-xdotool mousemove 425 12 click 1
-sleep 2
-xdotool mousemove 453 263
-sleep 2
-xdotool mousemove 700 263
-sleep 1
-xdotool mousemove 778 464 click 1
-sleep 8
-dialog=$(window "cuda:convolve-layer")
-[ -n "$dialog" ] || { echo "screenshot-layer-split: no dialog" >&2; exit 1; }
-xdotool windowmove --sync "$dialog" 1060 40
-sleep 2
-eval "$(xdotool getwindowgeometry --shell "$dialog")"
+image_window GIMP
+generic_filter_dialog 778 464 "cuda:convolve-layer" 1060 40
 # The Mask image button, the aperture in its list, then Split view.
 xdotool mousemove $((X + 154)) $((Y + 99)) click 1
 sleep 3

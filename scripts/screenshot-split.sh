@@ -17,29 +17,8 @@ display=:98 screen=1600x1000
 
 gimp-3.0 --no-splash "$top/data/sample.png" >"$profile/gimp.log" 2>&1 &
 gimp=$!
-sleep 25   # GIMP starts, loads the image and shows its welcome dialog
-welcome=$(window Welcome)
-[ -n "$welcome" ] && { xdotool windowfocus --sync "$welcome" key Escape; sleep 2; }
-main=$(window sample)
-[ -n "$main" ] || { echo "screenshot-split: no image window" >&2; cat "$profile/gimp.log"; exit 1; }
-xdotool windowsize --sync "$main" 1600 1000
-xdotool windowmove "$main" 0 0
-sleep 2
-
-# Filters, Generic, then the operation's entry.
-xdotool mousemove 425 12 click 1
-sleep 2
-xdotool mousemove 453 263
-sleep 2
-xdotool mousemove 700 263
-sleep 1
-xdotool mousemove 756 440 click 1
-sleep 8
-dialog=$(window "cuda:convolve")
-[ -n "$dialog" ] || { echo "screenshot-split: no dialog" >&2; exit 1; }
-xdotool windowmove --sync "$dialog" 1222 60
-sleep 2
-eval "$(xdotool getwindowgeometry --shell "$dialog")"
+image_window sample
+generic_filter_dialog 756 440 "cuda:convolve" 1222 60
 # The preset's list, Emboss in it, then Split view.
 xdotool mousemove $((X + 288)) $((Y + 114)) click 1
 sleep 2
