@@ -134,13 +134,12 @@ random31 = [rng.uniform(-0.5, 1.0) for _ in range(31 * 31)]
 random127 = [rng.uniform(-0.5, 1.0) for _ in range(127 * 127)]
 
 image, layer = new_image()
-rows = []
+
 
 # BENCH_FIRST=builtin or op: only a session's first three calls of that
 # (scripts/bench-gimp.sh runs these in sessions of their own, the op's also
 # without a GPU, for what a first call costs GIMP without CUDA).
-only_first = os.environ.get("BENCH_FIRST")
-if only_first:
+def first_calls(only_first):
     call = (lambda: builtin_5x5(image, layer)) if only_first == "builtin" else \
         (lambda: op(image, layer, preset="box-5"))
     times = [timed_ms(call) for _ in range(3)]
@@ -148,16 +147,14 @@ if only_first:
         "built-in 5x5" if only_first == "builtin" else "op merged box-5",
         " (CUDA_CONVOLVE_NO_GPU)" if os.environ.get("CUDA_CONVOLVE_NO_GPU") else "",
         ", ".join("%.0f" % t for t in times)))
-    image.delete()
-    sys.exit(0)
 
-print("image: %dx%d RGBA u8, %d calls a case (median), GEGL_THREADS=%s"
-      % (SIZE, SIZE, RUNS, os.environ.get("GEGL_THREADS", "default")))
 
 # BENCH_ONLY=masks: the masks a user makes (shapes, a layer, a random
 # 127x127) against box-5, in this session.
-if os.environ.get("BENCH_ONLY") == "masks":
-    op(image, layer, preset="box-5")   # the session's first call pays the start
+def masks():
+    # A large mask waits for CUDA to start in GIMP's process (box-5 would
+    # take the CPU until it has): the session's first call pays the start.
+    op(image, layer, shape="disc", radius=60.0)
     mask_image = Gimp.Image.new(511, 511, Gimp.ImageBaseType.RGB)
     mask = Gimp.Layer.new(mask_image, "mask", 511, 511, Gimp.ImageType.RGBA_IMAGE, 100,
                           Gimp.LayerMode.NORMAL)
@@ -187,87 +184,104 @@ if os.environ.get("BENCH_ONLY") == "masks":
           % (got["disc60"] / b, got["layer511"] / b, got["disc60"] / 1000,
              got["r127"] / 1000))
     mask_image.delete()
-    image.delete()
-    sys.exit(0)
-first = timed_ms(lambda: op(image, layer, preset="box-5"))
-rows.append(("op merged, box-5: the session's first call", first, None, op_said()))
-second = timed_ms(lambda: op(image, layer, preset="box-5"))
-rows.append(("op merged, box-5: the second call", second, None, op_said()))
-third = timed_ms(lambda: op(image, layer, preset="box-5"))
-rows.append(("op merged, box-5: the third call", third, None, op_said()))
 
-builtin = median_ms(lambda: builtin_5x5(image, layer), RUNS)
-rows.append(("built-in Convolution Matrix, 5x5 box", builtin, None, "GEGL"))
 
-op_rows = {}
-gpu = True
-for key, name, props in [
-        ("box5", "op merged, box-5", dict(preset="box-5")),
-        ("g25", "op merged, 25x25 Gaussian", dict(matrix=text(25, gauss25), normalize=True)),
-        ("r31", "op merged, random 31x31", dict(matrix=text(31, random31), normalize=True)),
-        ("r127", "op merged, random 127x127", dict(matrix=text(127, random127),
-                                                    normalize=True))]:
-    ms = median_ms(lambda: op(image, layer, **props), RUNS)
-    op_rows[key] = ms
-    rows.append((name, ms, None, op_said()))
-    gpu = gpu and not op_said().startswith("cpu")
+def full():
+    rows = []
+    first = timed_ms(lambda: op(image, layer, preset="box-5"))
+    rows.append(("op merged, box-5: the session's first call", first, None, op_said()))
+    second = timed_ms(lambda: op(image, layer, preset="box-5"))
+    rows.append(("op merged, box-5: the second call", second, None, op_said()))
+    third = timed_ms(lambda: op(image, layer, preset="box-5"))
+    rows.append(("op merged, box-5: the third call", third, None, op_said()))
+    # Until CUDA has started, box-5 takes the CPU; a large mask waits for it.
+    op(image, layer, shape="disc", radius=60.0)
 
-# What GIMP itself spends passing a 127x127 mask's text (180 KB) to the op
-# and merging it: the same two masks on a 64x64 layer, where the op's own
-# work is small.
-small_image, small_layer = Gimp.Image.new(64, 64, Gimp.ImageBaseType.RGB), None
-small_layer = Gimp.Layer.new(small_image, "small", 64, 64, Gimp.ImageType.RGBA_IMAGE, 100,
-                             Gimp.LayerMode.NORMAL)
-small_image.insert_layer(small_layer, None, 0)
-for key, name, props in [] if not gpu else [
-        ("small_box5", "op merged on a 64x64 layer, box-5", dict(preset="box-5")),
-        ("small_r127", "op merged on a 64x64 layer, random 127x127",
-         dict(matrix=text(127, random127), normalize=True))]:
-    ms = median_ms(lambda: op(small_image, small_layer, **props), RUNS)
-    op_rows[key] = ms
-    rows.append((name, ms, None, op_said()))
-small_image.delete()
+    builtin = median_ms(lambda: builtin_5x5(image, layer), RUNS)
+    rows.append(("built-in Convolution Matrix, 5x5 box", builtin, None, "GEGL"))
 
-proc = {}
-for key, name, args in [
-        ("id", "procedure, 1x1 identity", dict(mask_width=1, mask_height=1, matrix=[1.0])),
-        ("box5", "procedure, box-5 (linear light, the default)", dict(preset="box-5")),
-        ("box5p", "procedure, box-5, linear FALSE", dict(preset="box-5", linear=False)),
-        ("g7", "procedure, gaussian-7", dict(preset="gaussian-7")),
-        ("g25", "procedure, 25x25 Gaussian", dict(mask_width=25, mask_height=25,
-                                                  matrix=gauss25, normalize=True)),
-        ("r25", "procedure, 25x25 general", dict(mask_width=25, mask_height=25,
-                                                 matrix=general25, normalize=True))]:
-    info = {}
+    op_rows = {}
+    gpu = True
+    for key, name, props in [
+            ("box5", "op merged, box-5", dict(preset="box-5")),
+            ("g25", "op merged, 25x25 Gaussian", dict(matrix=text(25, gauss25), normalize=True)),
+            ("r31", "op merged, random 31x31", dict(matrix=text(31, random31), normalize=True)),
+            ("r127", "op merged, random 127x127", dict(matrix=text(127, random127),
+                                                        normalize=True))]:
+        ms = median_ms(lambda: op(image, layer, **props), RUNS)
+        op_rows[key] = ms
+        rows.append((name, ms, None, op_said()))
+        gpu = gpu and not op_said().startswith("cpu")
 
-    def call():
-        info["r"] = ours(image, layer, **args)
-    ms = median_ms(call, RUNS)
-    proc[key] = ms
-    method, device, returned_ms = info["r"]
-    rows.append((name, ms, returned_ms, "%s on %s" % (method, device)))
+    # What GIMP itself spends passing a 127x127 mask's text (180 KB) to the op
+    # and merging it: the same two masks on a 64x64 layer, where the op's own
+    # work is small.
+    small_image, small_layer = Gimp.Image.new(64, 64, Gimp.ImageBaseType.RGB), None
+    small_layer = Gimp.Layer.new(small_image, "small", 64, 64, Gimp.ImageType.RGBA_IMAGE, 100,
+                                 Gimp.LayerMode.NORMAL)
+    small_image.insert_layer(small_layer, None, 0)
+    for key, name, props in [] if not gpu else [
+            ("small_box5", "op merged on a 64x64 layer, box-5", dict(preset="box-5")),
+            ("small_r127", "op merged on a 64x64 layer, random 127x127",
+             dict(matrix=text(127, random127), normalize=True))]:
+        ms = median_ms(lambda: op(small_image, small_layer, **props), RUNS)
+        op_rows[key] = ms
+        rows.append((name, ms, None, op_said()))
+    small_image.delete()
 
-print()
-print("| call | ms | returned ms | vs built-in 5x5 | vs op box-5 | what ran |")
-print("|---|---|---|---|---|---|")
-for name, ms, returned, said in rows:
-    print("| %s | %.0f | %s | %.2fx | %.2fx | %s |"
-          % (name, ms, "%.0f" % returned if returned is not None else "-", ms / builtin,
-             ms / op_rows["box5"], said))
-print()
-b = op_rows["box5"]
-if gpu:
-    print("targets: op random 127x127 / op box-5 %.2fx (<= 1.5x); random 31x31 / box-5 %.2fx "
-          "(<= 1.2x); op box-5 / built-in %.2fx (<= 0.16x); procedure box-5 - op box-5 "
-          "%+.0f ms (<= +80); first op call - second %+.0f ms (<= +150)"
-          % (op_rows["r127"] / b, op_rows["r31"] / b, b / builtin, proc["box5"] - b,
-             first - second))
-    print("the 127x127 text's cost in GIMP (64x64 layer: random 127x127 - box-5): %+.0f ms; "
-          "op random 127x127 / op box-5 without it: %.2fx"
-          % (op_rows["small_r127"] - op_rows["small_box5"],
-             (op_rows["r127"] - (op_rows["small_r127"] - op_rows["small_box5"])) / b))
-print("the CPU path's rows (README): procedure box-5 / built-in %.2fx; op box-5 / built-in "
-      "%.2fx; op 25x25 Gaussian / built-in %.2fx; linear light's cost (box-5 / linear FALSE) "
-      "%.2fx" % (proc["box5"] / builtin, b / builtin, op_rows["g25"] / builtin,
-                 proc["box5"] / proc["box5p"]))
+    proc = {}
+    for key, name, args in [
+            ("id", "procedure, 1x1 identity", dict(mask_width=1, mask_height=1, matrix=[1.0])),
+            ("box5", "procedure, box-5 (linear light, the default)", dict(preset="box-5")),
+            ("box5p", "procedure, box-5, linear FALSE", dict(preset="box-5", linear=False)),
+            ("g7", "procedure, gaussian-7", dict(preset="gaussian-7")),
+            ("g25", "procedure, 25x25 Gaussian", dict(mask_width=25, mask_height=25,
+                                                      matrix=gauss25, normalize=True)),
+            ("r25", "procedure, 25x25 general", dict(mask_width=25, mask_height=25,
+                                                     matrix=general25, normalize=True))]:
+        info = {}
+
+        def call():
+            info["r"] = ours(image, layer, **args)
+        ms = median_ms(call, RUNS)
+        proc[key] = ms
+        method, device, returned_ms = info["r"]
+        rows.append((name, ms, returned_ms, "%s on %s" % (method, device)))
+
+    print()
+    print("| call | ms | returned ms | vs built-in 5x5 | vs op box-5 | what ran |")
+    print("|---|---|---|---|---|---|")
+    for name, ms, returned, said in rows:
+        print("| %s | %.0f | %s | %.2fx | %.2fx | %s |"
+              % (name, ms, "%.0f" % returned if returned is not None else "-", ms / builtin,
+                 ms / op_rows["box5"], said))
+    print()
+    b = op_rows["box5"]
+    if gpu:
+        print("targets: op random 127x127 / op box-5 %.2fx (<= 1.5x); random 31x31 / box-5 %.2fx "
+              "(<= 1.2x); op box-5 / built-in %.2fx (<= 0.16x); procedure box-5 - op box-5 "
+              "%+.0f ms (<= +80); first op call - second %+.0f ms (<= +150)"
+              % (op_rows["r127"] / b, op_rows["r31"] / b, b / builtin, proc["box5"] - b,
+                 first - second))
+        print("the 127x127 text's cost in GIMP (64x64 layer: random 127x127 - box-5): %+.0f ms; "
+              "op random 127x127 / op box-5 without it: %.2fx"
+              % (op_rows["small_r127"] - op_rows["small_box5"],
+                 (op_rows["r127"] - (op_rows["small_r127"] - op_rows["small_box5"])) / b))
+    print("the CPU path's rows (README): procedure box-5 / built-in %.2fx; op box-5 / built-in "
+          "%.2fx; op 25x25 Gaussian / built-in %.2fx; linear light's cost (box-5 / linear FALSE) "
+          "%.2fx" % (proc["box5"] / builtin, b / builtin, op_rows["g25"] / builtin,
+                     proc["box5"] / proc["box5p"]))
+
+
+# BENCH_FIRST=builtin or op: only a session's first three calls of that;
+# BENCH_ONLY=masks: the masks a user makes; else the whole table.
+if os.environ.get("BENCH_FIRST"):
+    first_calls(os.environ["BENCH_FIRST"])
+else:
+    print("image: %dx%d RGBA u8, %d calls a case (median), GEGL_THREADS=%s"
+          % (SIZE, SIZE, RUNS, os.environ.get("GEGL_THREADS", "default")))
+    if os.environ.get("BENCH_ONLY") == "masks":
+        masks()
+    else:
+        full()
 image.delete()

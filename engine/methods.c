@@ -25,8 +25,7 @@
  * separable for rank-1 masks from 9x9 (from 7x7 where its one pass takes
  * the mask), register to 15x15, fft beyond (docs/performance.md, "Why each
  * choice", has the figures).  Masks past a method's mask_max go to one
- * that takes them: the CPU beyond 127x127, for the GPU's fft has not been
- * run past that size on a GPU yet (README, "Limits"). */
+ * that takes them: fft beyond 127x127 (README, "Limits"). */
 const CcMethodInfo cc_methods[CC_METHOD_COUNT] =
 {
   [CC_METHOD_AUTO] = {
@@ -65,7 +64,7 @@ const CcMethodInfo cc_methods[CC_METHOD_COUNT] =
     .auto_order = 1, .auto_min_taps = 81, .auto_min_taps_one_pass = 49, .auto_rank1 = true },
   [CC_METHOD_FFT] = {
     .name = "fft", .gpu = true, .kernels = KERNELS (fft),
-    .mask_max = CC_DIRECT_MASK_MAX,
+    .mask_max = CC_MASK_MAX,
     .summary = "GPU: cuFFT, the same cost for any mask size",
     .auto_order = 3 },
 };

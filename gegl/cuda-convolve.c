@@ -270,6 +270,7 @@ typedef struct
   OpSettings *mask;
   gboolean    aux_on;   /* an image on the aux input makes the mask */
   OpSettings *aux;      /* its mask, made when a region is processed */
+  gint        aux_taps; /* its size, known at prepare; 0: none it can make */
   CcShapeSpec shape;
   gchar      *preset;
   gchar      *matrix;
@@ -522,6 +523,7 @@ prepare (GeglOperation *operation)
           w = aux->width | 1;
           h = aux->height | 1;
         }
+      state->aux_taps = w * h;
       gegl_operation_set_format (operation, "aux", aux_format (operation));
     }
   else if (state->mask->valid)
@@ -541,14 +543,19 @@ prepare (GeglOperation *operation)
 static gboolean
 takes_gpu (GeglProperties *o)
 {
+  const State *state = o->user_data;
   OpSettings *s = settings_acquire (o);
+  /* Before the first region reads the aux image, its size stands for its
+   * mask, so that the first region asks for the whole block too. */
+  const gint taps = s ? (s->valid ? s->width * s->height : 0)
+                      : state && state->aux_on ? state->aux_taps : 0;
   gboolean gpu;
   char why[8];
 
-  if (!s || !s->valid || o->method == CC_METHOD_CPU)
+  if (!taps || o->method == CC_METHOD_CPU)
     gpu = FALSE;
   else if (o->method == CC_METHOD_AUTO && !cc_context_gpu_started (engine ()) &&
-           s->width * s->height <= CPU_WHILE_STARTING_TAPS)
+           taps <= CPU_WHILE_STARTING_TAPS)
     gpu = FALSE;
   else
     gpu = cc_context_gpu_status (engine (), why, sizeof why) == CC_OK;

@@ -241,17 +241,16 @@ cudaError_t cc_register_set_mask     (const float *mask, int width, int height,
 cudaError_t cc_register_launch       (const ConvArgs &args, size_t shared_limit,
                                       cudaStream_t stream);
 
-/* fft.cu: the fft method.  cc_fft_bytes is what a job's output of w x h
- * needs on the device (its planes, and with alpha weighting the list of
+/* fft.cu: the fft method.  cc_fft_bytes is what a job's strips of w x h
+ * need on the device (their planes, and with alpha weighting the list of
  * pixels computed exactly); cuFFT's own work area comes on top (about as
- * much again). */
+ * much again).  cc_fft_strip_rows rounds a strip's rows to whole tiles. */
 struct CcFftState;
 bool        cc_fft_available   (char *message, size_t size);
 size_t      cc_fft_bytes       (const CcJob *job, int w, int h);
+int64_t     cc_fft_strip_rows  (const CcJob *job, int64_t rows);
 CcFftState *cc_fft_state_new   (void);
 void        cc_fft_state_free  (CcFftState *state);
-cudaError_t cc_fft_launch      (CcFftState *state, const ConvArgs &args, const float *mask,
-                                float *planes, cudaStream_t stream);
 
 /* convert-kernels.cu: samples of any type to float and back.  'count' samples
  * a row; pitches in samples.  With 'copy' set, channels whose mode is

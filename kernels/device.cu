@@ -88,8 +88,8 @@ gpu_start_up (struct _CcGpu *g)
        * default stream, such as an upload of an on_device source whose DMA
        * from pageable memory may still be running when cudaMemcpy returns. */
       (err = cudaStreamCreateWithFlags (&g->stream, cudaStreamDefault)) != cudaSuccess ||
-      (err = cudaMalloc (&g->mask, sizeof (float) * CC_DIRECT_MASK_MAX *
-                                   CC_DIRECT_MASK_MAX)) != cudaSuccess ||
+      (err = cudaMalloc (&g->mask, sizeof (float) * CC_MASK_MAX * CC_MASK_MAX)) !=
+        cudaSuccess ||
       (err = cudaMalloc (&g->claims, sizeof (unsigned) * LANE_CLAIMS * LANES)) != cudaSuccess ||
       (err = cudaMemset (g->claims, 0, sizeof (unsigned) * LANE_CLAIMS * LANES)) != cudaSuccess)
     {
@@ -178,7 +178,6 @@ cc_gpu_free (struct _CcGpu *g)
   if (g->status == CC_OK || g->stream)
     {
       cudaDeviceSynchronize ();
-      cc_fft_state_free (g->fft);
       cudaFree (g->mask);
       cudaFree (g->claims);
       cudaFree (g->transfer);
@@ -186,6 +185,7 @@ cc_gpu_free (struct _CcGpu *g)
         {
           Lane *lane = &g->lane[l];
 
+          cc_fft_state_free (lane->fft);
           cudaFree (lane->scratch);
           cudaFreeHost (lane->stage);
           for (int i = 0; i < 4; i++)
@@ -197,6 +197,7 @@ cc_gpu_free (struct _CcGpu *g)
       cudaStreamDestroy (g->stream);
     }
   cc_workers_free (g->stagers);
+  free (g->fft_mask);
   pthread_mutex_destroy (&g->lock);
   free (g);
 }

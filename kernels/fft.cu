@@ -172,6 +172,10 @@ struct Shape
 constexpr float WEIGHT_QUOTIENT = 1e-2f;
 constexpr float WEIGHT_NOUGHT = 1e-6f;
 
+/* The tiles of a strip of w x h outputs.  Every strip of a job is cut as
+ * its full strips are (h: their rows), the last one's spare tiles reading
+ * border-resolved rows that no output takes, so that a lane's plans fit
+ * all its strips. */
 static Shape
 shape_for (int w, int h, int mw, int mh, int channels, bool weighted)
 {
@@ -199,6 +203,23 @@ cc_fft_bytes (const CcJob *job, int w, int h)
 
   return sizeof (float) * s.plane * s.transforms +
          (s.weighted ? sizeof (unsigned) * (1 + (size_t) w * h) : 0);
+}
+
+/* Rows near 'rows' that are whole tiles of the transform the job's height
+ * would be cut into, so that strips add no transformed rows to the
+ * whole's; 'rows' where the whole is one tile or a one-row mask's rows. */
+int64_t
+cc_fft_strip_rows (const CcJob *job, int64_t rows)
+{
+  const int64_t height = job->dst->height;
+  Axis y;
+
+  if (job->mask_height == 1 || height > INT32_MAX)
+    return rows;
+  y = axis_for ((int) height, job->mask_height);
+  if (y.tiles == 1)
+    return rows;
+  return (rows + y.s / 2) / y.s < 1 ? y.s : (rows + y.s / 2) / y.s * y.s;
 }
 
 /* ---- kernels ---- */
@@ -681,6 +702,7 @@ struct Spectrum
   float2 *columns;
 };
 
+/* A lane's: its strips' plans, and the spectra at their shape. */
 struct CcFftState
 {
   cufftHandle fwd, inv, mask_plan;
@@ -689,8 +711,7 @@ struct CcFftState
   Spectrum    mask;           /* the mask's */
   Spectrum    abs;            /* |mask|'s, where the weight needs it */
   bool        have_mask, have_abs;
-  float      *mask_key;       /* the mask (host copy) the spectra are of */
-  int         key_w, key_h;
+  uint64_t    serial;         /* the mask they are of (_CcGpu.fft_mask_serial) */
 };
 
 CcFftState *
@@ -716,8 +737,6 @@ drop_plans (CcFftState *st)
       *sp = Spectrum { NULL, NULL };
     }
   st->have_mask = st->have_abs = false;
-  free (st->mask_key);
-  st->mask_key = NULL;
 }
 
 void
@@ -816,23 +835,18 @@ spectrum_of (CcFftState *st, const float *values, int mw, int mh, Spectrum *sp,
 }
 
 /* The mask's spectrum at this shape, and |mask|'s where alpha weighting
- * needs it, each computed once per mask. */
+ * needs it, each computed once per mask ('serial' says which). */
 static cudaError_t
-mask_spectra (CcFftState *st, const float *mask, int mw, int mh, cudaStream_t stream)
+mask_spectra (CcFftState *st, const float *mask, int mw, int mh, uint64_t serial,
+              cudaStream_t stream)
 {
   const int n = mw * mh;
   cudaError_t err;
 
-  if (!st->mask_key || st->key_w != mw || st->key_h != mh ||
-      memcmp (st->mask_key, mask, sizeof (float) * n) != 0)
+  if (st->serial != serial)
     {
-      free (st->mask_key);
-      if (!(st->mask_key = (float *) malloc (sizeof (float) * n)))
-        return cudaErrorMemoryAllocation;
-      memcpy (st->mask_key, mask, sizeof (float) * n);
-      st->key_w = mw;
-      st->key_h = mh;
       st->have_mask = st->have_abs = false;
+      st->serial = serial;
     }
   if (!st->have_mask)
     {
@@ -894,11 +908,13 @@ pad_finish (const ConvArgs &a, float *planes, Shape s, bool finish, unsigned *ex
     }
 }
 
-cudaError_t
-cc_fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, float *planes,
-               cudaStream_t stream)
+/* One strip of a job whose strips have 'strip_rows' rows (this one as
+ * many or fewer), with the mask numbered 'serial'. */
+static cudaError_t
+fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, uint64_t serial,
+            int strip_rows, float *planes, cudaStream_t stream)
 {
-  const Shape s = shape_for (a.dst.width, a.dst.height, a.mask_width, a.mask_height,
+  const Shape s = shape_for (a.dst.width, strip_rows, a.mask_width, a.mask_height,
                              a.channels, a.weighted);
   const size_t n = s.plane / 2;
   /* With alpha weighting, the list of pixels fft_exact computes follows the
@@ -912,7 +928,8 @@ cc_fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, float *plan
     if ((err = make_plans (st, s)) != cudaSuccess)
       return err;
   st->shape = s;
-  if ((err = mask_spectra (st, mask, a.mask_width, a.mask_height, stream)) != cudaSuccess)
+  if ((err = mask_spectra (st, mask, a.mask_width, a.mask_height, serial, stream)) !=
+      cudaSuccess)
     return err;
   if (exact && (err = cudaMemsetAsync (exact, 0, sizeof (unsigned), stream)) != cudaSuccess)
     return err;
@@ -959,21 +976,42 @@ check (const CcJob *job, size_t *shared, char *message, size_t size)
   return CC_OK;
 }
 
+/* A mask unlike the last job's gets a new number, so that each lane makes
+ * its spectra again; the comparison is once a job, not a strip.  fft_exact
+ * reads the mask where the basic method does. */
 static cudaError_t
-launch (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass, float *planes,
-        cudaStream_t stream)
+set_mask (struct _CcGpu *g, const CcJob *job)
 {
-  cudaError_t err;
+  const size_t n = (size_t) job->mask_width * job->mask_height;
 
-  if (!g->fft && !(g->fft = cc_fft_state_new ()))
+  if (!g->fft_mask || g->fft_mask_width != job->mask_width ||
+      g->fft_mask_height != job->mask_height ||
+      memcmp (g->fft_mask, job->mask, sizeof (float) * n) != 0)
+    {
+      float *copy = (float *) realloc (g->fft_mask, sizeof (float) * n);
+
+      if (!copy)
+        return cudaErrorMemoryAllocation;
+      memcpy (copy, job->mask, sizeof (float) * n);
+      g->fft_mask = copy;
+      g->fft_mask_width = job->mask_width;
+      g->fft_mask_height = job->mask_height;
+      g->fft_mask_serial++;
+    }
+  if (job->weighted)
+    return cudaMemcpyAsync (g->mask, job->mask, sizeof (float) * n, cudaMemcpyHostToDevice,
+                            g->stream);
+  return cudaSuccess;
+}
+
+static cudaError_t
+launch (struct _CcGpu *g, Lane *lane, const CcJob *job, const ConvArgs &a, float *pass,
+        float *planes)
+{
+  if (!lane->fft && !(lane->fft = cc_fft_state_new ()))
     return cudaErrorMemoryAllocation;
-  /* fft_exact reads the mask where the basic method does. */
-  if (job->weighted &&
-      (err = cudaMemcpyAsync (g->mask, job->mask,
-                              sizeof (float) * job->mask_width * job->mask_height,
-                              cudaMemcpyHostToDevice, stream)) != cudaSuccess)
-    return err;
-  return cc_fft_launch (g->fft, a, job->mask, planes, stream);
+  return fft_launch (lane->fft, a, job->mask, g->fft_mask_serial, (int) lane->strip_rows,
+                     planes, lane->stream);
 }
 
 /* Every output's sum takes the whole plane's samples. */
@@ -983,7 +1021,7 @@ reach_past (const struct _CcGpu *g, const CcJob *job)
   return true;
 }
 
-/* The mask's spectrum is made, and kept, at the launch. */
+/* Each lane makes the mask's spectra at its first strip, and keeps them. */
 extern "C" const CcKernels cc_kernels_fft =
-  { check, NULL, launch, /* constant */ false, /* one_lane */ true, /* passes */ false,
+  { check, set_mask, launch, /* constant */ false, /* one_lane */ false, /* passes */ false,
     /* planes */ true, /* one_pass */ NULL, reach_past };

@@ -25,6 +25,8 @@ typedef struct
   char           *stage;          /* page-locked staging for pageable images */
   size_t          stage_bytes;
   unsigned       *claims;         /* its kernels' tile counters (ConvArgs) */
+  CcFftState     *fft;            /* fft's plans and mask spectra, once used */
+  int64_t         strip_rows;     /* the job's strips' rows, as its scratch was sized */
   int64_t         y0;             /* the strip in flight ... */
   int64_t         rows;           /* ... 0: none */
 } Lane;
@@ -48,7 +50,10 @@ struct _CcGpu
   bool            no_gpu;         /* CUDA_CONVOLVE_NO_GPU: start no GPU */
   float          *mask;           /* device copy for methods that read it there */
   unsigned       *claims;         /* the lanes' tile counters, LANE_CLAIMS apart */
-  CcFftState     *fft;            /* plans and the mask's spectrum, once used */
+  float          *fft_mask;       /* fft: the last job's mask (host copy) ... */
+  int             fft_mask_width, fft_mask_height;
+  uint64_t        fft_mask_serial;   /* ... and its number, which each lane's
+                                      * spectra name (a new mask, a new number) */
   char           *transfer;       /* the last transfer's tables (CcTransfer's block) */
   size_t          transfer_bytes;
   uint64_t        transfer_serial;   /* which transfer they are; 0: none */
@@ -61,15 +66,17 @@ struct _CcKernels
 {
   /* Whether they take the job (the GPU aside), and the shared memory a block needs. */
   CcStatus    (*check)    (const CcJob *job, size_t *shared, char *message, size_t size);
-  /* Puts the mask where they read it, on g->stream; NULL where each launch
-   * does (separable's passes, fft's kept spectrum). */
+  /* Puts the mask where they read it, on g->stream (fft: notes a new mask,
+   * whose spectra each lane makes once); NULL where each launch does
+   * (separable's passes). */
   cudaError_t (*set_mask) (struct _CcGpu *g, const CcJob *job);
-  /* One strip: 'pass' and 'planes' are the scratch 'passes' and 'planes' ask for. */
-  cudaError_t (*launch)   (struct _CcGpu *g, const CcJob *job, const ConvArgs &a,
-                           float *pass, float *planes, cudaStream_t stream);
+  /* One strip, on the lane's stream: 'pass' and 'planes' are the scratch
+   * 'passes' and 'planes' ask for. */
+  cudaError_t (*launch)   (struct _CcGpu *g, Lane *lane, const CcJob *job, const ConvArgs &a,
+                           float *pass, float *planes);
   bool        constant;   /* read __constant__ memory: hold cc_constant_mask_lock */
   bool        one_lane;   /* state the lanes would share (a mask rewritten between
-                           * passes, fft's plans): one lane */
+                           * passes): one lane */
   bool        passes;     /* a row pass's output for the column pass */
   bool        planes;     /* transform planes, sized per strip (cc_fft_bytes) */
   /* Where 'passes': whether this job runs in one pass all the same, without

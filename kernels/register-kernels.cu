@@ -1066,10 +1066,10 @@ set_mask (struct _CcGpu *g, const CcJob *job)
 }
 
 static cudaError_t
-launch (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass, float *planes,
-        cudaStream_t stream)
+launch (struct _CcGpu *g, Lane *lane, const CcJob *job, const ConvArgs &a, float *pass,
+        float *planes)
 {
-  return cc_register_launch (a, g->shared_optin, stream);
+  return cc_register_launch (a, g->shared_optin, lane->stream);
 }
 
 /* A mask narrower than its class is padded with zero taps. */

@@ -177,6 +177,10 @@ make_plan (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job,
 
       pipe = pipe < 1 ? 1 : pipe > PIPE_STRIPS ? PIPE_STRIPS : pipe;
       rows = (dst->height + pipe - 1) / pipe;
+      /* fft's strips a whole number of its tiles, so that they transform
+       * no more rows than one strip would. */
+      if (p->fft)
+        rows = cc_fft_strip_rows (job, rows);
       if (rows < p->strip)
         p->strip = rows;
     }
@@ -302,17 +306,17 @@ fault_trap (void)
 }
 
 static cudaError_t
-launch (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const ConvArgs &a,
-        float *pass, float *planes, cudaStream_t stream)
+launch (struct _CcGpu *g, const CcKernels *k, Lane *lane, const CcJob *job, const ConvArgs &a,
+        float *pass, float *planes)
 {
   if (cc_fault ("launch"))
     return cudaErrorLaunchFailure;
   if (cc_fault ("trap"))
     {
-      fault_trap<<<1, 1, 0, stream>>> ();
-      return cudaStreamSynchronize (stream);
+      fault_trap<<<1, 1, 0, lane->stream>>> ();
+      return cudaStreamSynchronize (lane->stream);
     }
-  return k->launch (g, job, a, pass, planes, stream);
+  return k->launch (g, lane, job, a, pass, planes);
 }
 
 /* The job's transfer tables on the device, as the conversions take them
@@ -385,6 +389,7 @@ start_strip (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const Plan 
 
   lane->y0 = y0;
   lane->rows = rows;
+  lane->strip_rows = p->strip;
   a.claims = lane->claims;
   a.nan_seen = p->exact_after ? lane->claims + CLAIMS_NAN : NULL;
   cudaEventRecord (lane->ev[0], stream);
@@ -433,7 +438,7 @@ start_strip (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const Plan 
   else
     a.dst = DevImage { float_out, dst->width * C, (int) dst->width, (int) rows };
   a.vec4 = ((uintptr_t) a.src.data % 16 == 0) && (a.src.pitch % 4 == 0);
-  if ((err = launch (g, k, job, a, pass, planes, stream)) != cudaSuccess ||
+  if ((err = launch (g, k, lane, job, a, pass, planes)) != cudaSuccess ||
       (a.nan_seen && (err = cc_exact_launch (a, stream)) != cudaSuccess))
     return err;
 

@@ -1003,9 +1003,10 @@ launch_fused_tensor (const struct _CcGpu *g, const CcJob *job, const ConvArgs &a
  * a column pass adding into the output; only the last term's column pass
  * applies divisor, offset and clamping. */
 static cudaError_t
-launch (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass, float *planes,
-        cudaStream_t stream)
+launch (struct _CcGpu *g, Lane *lane, const CcJob *job, const ConvArgs &a, float *pass,
+        float *planes)
 {
+  const cudaStream_t stream = lane->stream;
   const int w = job->mask_width, h = job->mask_height, C = job->channels;
   ConvArgs row = a, col = a;
   cudaError_t err = cudaSuccess;

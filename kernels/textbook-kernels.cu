@@ -332,10 +332,10 @@ check (const CcJob *job, size_t *shared, char *message, size_t size)
 
 template <CcMethod M>
 static cudaError_t
-launch_method (struct _CcGpu *g, const CcJob *job, const ConvArgs &a, float *pass,
-               float *planes, cudaStream_t stream)
+launch_method (struct _CcGpu *g, Lane *lane, const CcJob *job, const ConvArgs &a, float *pass,
+               float *planes)
 {
-  return launch_channels (M, a, stream);
+  return launch_channels (M, a, lane->stream);
 }
 
 extern "C" {

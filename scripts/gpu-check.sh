@@ -21,7 +21,7 @@ make -j"$jobs" check >"$out/check.log" 2>&1
 check=$?
 echo "make check: $(( $(date +%s) - start )) s"
 cat tests/*.log >"$out/tests.log" 2>/dev/null
-grep -h 'FAIL\|^GPU\|^sweep\|^walks\|^fft tiles\|^3x3\|^random seed' tests/*.log | head -40
+grep -h 'FAIL\|^GPU\|^sweep\|^walks\|^fft tiles\|^fft past\|^3x3\|^random seed' tests/*.log | head -40
 grep -E '^(PASS|FAIL|SKIP|ERROR|XPASS|XFAIL):|^# (TOTAL|PASS|SKIP|FAIL|ERROR)' "$out/check.log"
 
 if [ "${BENCH:-1}" = 1 ]; then

@@ -28,7 +28,7 @@ for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
     "$test_gpu" >"${OUT:-.}/sanitize-$tool.log" 2>&1
   rc=$?
   echo "== $tool: exit $rc, $(( $(date +%s) - start )) s"
-  grep -E 'SUMMARY|^reduced matrix|^walks|^fft tiles|^3x3|^PASS|^FAIL' "${OUT:-.}/sanitize-$tool.log"
+  grep -E 'SUMMARY|^reduced matrix|^walks|^fft tiles|^fft past|^3x3|^PASS|^FAIL' "${OUT:-.}/sanitize-$tool.log"
   [ $rc = 0 ] || { status=1; grep -m 20 -E '^=========' "${OUT:-.}/sanitize-$tool.log"; }
 done
 exit $status

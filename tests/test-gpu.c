@@ -329,6 +329,84 @@ test_fft_tiles (CcContext *ctx, bool reduced)
   check_images (ctx, "fft tiles", tiles, sizeof tiles / sizeof tiles[0], reduced, fft, 1);
 }
 
+/* fft past the direct methods' 127x127, to 1023x1023, against the gold on
+ * images small enough for it (it sums up to a million taps a sample): one
+ * channel under the largest mask, alpha-weighted RGBA 8-bit (fft_exact
+ * reads the mask from global memory), a one-row mask, strips under a
+ * device budget, and an infinity in a float image (the exact kernel after
+ * the transform, the mask again from global memory); each ran fft. */
+static void
+test_fft_large (CcContext *ctx, bool reduced)
+{
+  static const struct { int mw, mh, W, H, C; CcType type; bool weighted; CcBorder border;
+                        uint64_t budget; int strips; } cases[] = {
+    { 1023, 1023, 40, 30, 1, CC_TYPE_FLOAT, false, CC_BORDER_MIRROR, 0, 0 },
+    { 129, 513, 48, 40, 4, CC_TYPE_U8, true, CC_BORDER_EXTEND, 0, 0 },
+    { 1023, 1, 300, 5, 2, CC_TYPE_FLOAT, false, CC_BORDER_WRAP, 0, 0 },
+    { 191, 191, 260, 180, 1, CC_TYPE_FLOAT, false, CC_BORDER_BLACK, 5u << 20, 2 },
+  };
+  static const CcMethod fft[] = { CC_METHOD_FFT };
+  enum { W = 64, H = 40 };
+  static float in[W * H], out[W * H];
+  static double gold[W * H], m[255 * 255];
+  CcImage src = { in, CC_TYPE_FLOAT, 1, W, H, W * 4, false };
+  CcImage dst = { out, CC_TYPE_FLOAT, 1, W, H, W * 4, false };
+  CcImage ref = { gold, CC_TYPE_DOUBLE, 1, W, H, W * 8, false };
+  CcMask mask = { 255, 255, m, 0.0, 0.0 };
+  CcOptions o;
+  CcResult r;
+  size_t first = 0;
+  int failed = 0, runs = 0;
+
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+    {
+      CheckCase c;
+
+      if (reduced && cases[k].mw == 1023 && cases[k].mh == 1023)
+        continue;
+      memset (&c, 0, sizeof c);
+      c.mask_width = cases[k].mw;
+      c.mask_height = cases[k].mh;
+      c.src_width = c.out_width = cases[k].W;
+      c.src_height = c.out_height = cases[k].H;
+      c.channels = cases[k].C;
+      c.alpha = c.alpha_weighting = c.affect_alpha = cases[k].weighted;
+      c.src_type = c.dst_type = cases[k].type;
+      c.border = cases[k].border;
+      c.clamp = cases[k].type != CC_TYPE_FLOAT;
+      c.min_strips = cases[k].strips;
+      cc_context_set_device_budget (ctx, cases[k].budget);
+      failed += check_case (ctx, &c, fft, 1) ? 1 : 0;
+      runs++;
+    }
+  cc_context_set_device_budget (ctx, 0);
+
+  for (int i = 0; i < 255 * 255; i++)
+    mask.divisor += m[i] = check_uniform (0.0, 1.0);
+  for (int i = 0; i < W * H; i++)
+    in[i] = (float) (0.5 + 0.3 * sin (i * 0.02) + check_uniform (-0.02, 0.02));
+  in[17 * W + 30] = INFINITY;
+  cc_options_init (&o);
+  o.method = CC_METHOD_FFT;
+  o.clamp = false;
+  runs++;
+  if (!CHECK (cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r) == CC_OK &&
+              cc_convolve_gold (&src, 0, 0, &ref, &mask, &o) == CC_OK &&
+              r.method_used == CC_METHOD_FFT,
+              "fft, 255x255, an infinity: %s, %s", cc_method_name (r.method_used), r.message))
+    failed++;
+  else
+    {
+      const int bad = check_off_gold (out, gold, W * H, 1e-4, &first);
+
+      if (!CHECK (bad == 0, "fft, 255x255, an infinity: %d outputs off the gold, the first "
+                  "(%d,%d): %g, gold %g", bad, (int) (first % W), (int) (first / W),
+                  out[first], gold[first]))
+        failed++;
+    }
+  printf ("fft past 127x127: %d cases, %d failed\n", runs, failed);
+}
+
 /* Separable's one pass keeps the row pass's output in shared memory, so it
  * asks no device memory for it: a device-resident RGBA image whose two
  * passes would need its 3.7 MB of filtered rows runs under a 1 MB budget,
@@ -701,6 +779,7 @@ main (void)
       check_reduced (ctx, methods, n);
       test_walks (ctx, true);
       test_fft_tiles (ctx, true);
+      test_fft_large (ctx, true);
       test_3x3 (ctx, true);
       test_strips (ctx, methods, n, 1);
       test_one_pass_memory (ctx);
@@ -714,6 +793,7 @@ main (void)
       check_sweep (ctx, methods, n, true);
       test_walks (ctx, false);
       test_fft_tiles (ctx, false);
+      test_fft_large (ctx, false);
       test_3x3 (ctx, false);
       test_strips (ctx, methods, n, 3);
       test_one_pass_memory (ctx);

@@ -2,8 +2,8 @@
 # (tests/test-gimp.sh runs this where a GPU is usable; CI has none).
 #
 # Without CC_TEST_MODE: for masks each GPU method takes (register, its
-# tensor 9x9, separable, its one pass, fft up to 127x127, alpha-weighted
-# too) on photo-like
+# tensor 9x9, separable, its one pass, fft to 127x127 and past it,
+# alpha-weighted too) on photo-like
 # 8-bit and float layers, the op merged with method auto lands within one
 # step (8-bit) or 1e-4 (float) of the op merged with method cpu; its
 # report shows the GPU method ran, once for the layer (and in bands for one
@@ -67,11 +67,14 @@ def photo_image(w, h, model, stype):
     return image, layer, Pixels(layer, fmt, stype, channels)
 
 
-def merged(image, layer, report=None, **props):
-    """A copy of the layer with the op merged; its pixels and report."""
+def merged(image, layer, report=None, aux=None, **props):
+    """A copy of the layer with the op merged (cuda:convolve-layer with a
+    drawable on 'aux'); its pixels and report."""
     copy = layer.copy()
     image.insert_layer(copy, None, 0)
-    f = Gimp.DrawableFilter.new(copy, OP, "cuda")
+    f = Gimp.DrawableFilter.new(copy, OP + "-layer" if aux else OP, "cuda")
+    if aux:
+        f.set_aux_input("aux", aux)
     cfg = f.get_config()
     for key, value in props.items():
         cfg.set_property(key.replace("_", "-"), value)
@@ -132,6 +135,10 @@ def test_gpu_against_cpu():
          "fft"),
         ("RGB u8 of more pixels than a block, in bands, random 31x31", 1900, 420, "RGB",
          "u8", random_mask(31), "fft"),
+        ("RGBA u8, disc radius 150 (301x301), alpha-weighted", 512, 384, "RGBA", "u8",
+         dict(shape="disc", radius=150.0), "fft"),
+        ("RGB float, polygon radius 400 (801x801)", 640, 480, "RGB", "float",
+         dict(shape="polygon", radius=400.0, blades=6), "fft"),
     ]
     for what, w, h, model, stype, mask, want in cases:
         image, layer, px = photo_image(w, h, model, stype)
@@ -158,6 +165,28 @@ def test_gpu_against_cpu():
               "%s: %s ran on the GPU, %s: report %s"
               % (what, want, "in one call" if n == 1 else "in %d bands" % n, rows))
         image.delete()
+
+
+def test_layer():
+    """A 255x201 mask layer through cuda:convolve-layer: fft on the GPU, the
+    whole layer in one call (the first region asks for it too, before the
+    mask layer is read), within one step of the CPU."""
+    report = os.path.join(tempfile.mkdtemp(), "report")
+    image, layer, px = photo_image(640, 480, "RGBA", "u8")
+    mask = Gimp.Layer.new(image, "aperture", 255, 201, Gimp.ImageType.RGBA_IMAGE, 100,
+                          Gimp.LayerMode.NORMAL)
+    image.insert_layer(mask, None, 1)
+    Pixels(mask, "RGBA float", "float", 4).write(
+        [[(1.0, 1.0, 1.0, 1.0) if (x - 127) ** 2 + (y - 100) ** 2 < 90 ** 2 else
+          (0.0, 0.0, 0.0, 0.0) for x in range(255)] for y in range(201)])
+    gpu = merged(image, layer, report, aux=mask)
+    rows = read_report(report)
+    cpu = merged(image, layer, aux=mask, method="cpu")
+    ok, worst = near(values(px, gpu), values(px, cpu), "u8")
+    check(ok, "a 255x201 mask layer: the GPU within one step of the CPU (worst %s)" % worst)
+    check(len(rows) == 1 and rows[0][0] == "fft" and rows[0][2:] == (640 * 480, 1),
+          "a 255x201 mask layer: fft ran on the GPU, in one call: report %s" % rows)
+    image.delete()
 
 
 def test_procedure():
@@ -207,4 +236,5 @@ if mode:
 else:
     print("GPU in GIMP: %s" % test_procedure())
     test_gpu_against_cpu()
+    test_layer()
     summary("GPU in GIMP")
