@@ -50,6 +50,16 @@ struct ConvArgs
                               * the mask does not make (CLAIMS_NAN) */
 };
 
+/* What launchers need to know of the device, read once when a context
+ * starts (cudaGetDeviceProperties), not asked of the runtime each launch. */
+struct DeviceFacts
+{
+  int    sms;             /* multiprocessors */
+  int    major;           /* compute capability */
+  size_t shared_optin;    /* shared memory a block may ask for */
+  size_t shared_per_sm;   /* shared memory a multiprocessor has */
+};
+
 /* ConvArgs.claims[CLAIMS_REDO]: set by a kernel that hands its job back
  * (register's tensor 9x9 kernel), read and cleared by the FP32 kernel
  * launched after it. */
@@ -228,7 +238,8 @@ extern pthread_mutex_t cc_constant_mask_lock;
  * the word, the job again from the source, the mask in global memory
  * (args.mask), every tap from the definition; else its few blocks return
  * at once. */
-cudaError_t cc_exact_launch          (const ConvArgs &args, cudaStream_t stream);
+cudaError_t cc_exact_launch          (const ConvArgs &args, const DeviceFacts &facts,
+                                      cudaStream_t stream);
 
 /* register-kernels.cu: the register method's kernels, for masks up to
  * 127 wide (widths rounded up to cc_mask_width_class).  The mask goes to
@@ -238,7 +249,7 @@ size_t      cc_register_shared_bytes (int mask_width, int mask_height, int chann
                                       bool weighted);
 cudaError_t cc_register_set_mask     (const float *mask, int width, int height,
                                       cudaStream_t stream);
-cudaError_t cc_register_launch       (const ConvArgs &args, size_t shared_limit,
+cudaError_t cc_register_launch       (const ConvArgs &args, const DeviceFacts &facts,
                                       cudaStream_t stream);
 
 /* fft.cu: the fft method.  cc_fft_bytes is what a job's strips of w x h

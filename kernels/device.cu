@@ -114,7 +114,10 @@ gpu_start_up (struct _CcGpu *g)
       return;
     }
   snprintf (g->name, sizeof g->name, "%s", prop.name);
-  g->shared_optin = prop.sharedMemPerBlockOptin;
+  g->facts.sms = prop.multiProcessorCount;
+  g->facts.major = prop.major;
+  g->facts.shared_optin = prop.sharedMemPerBlockOptin;
+  g->facts.shared_per_sm = prop.sharedMemPerMultiprocessor;
   g->status = CC_OK;
 }
 
@@ -261,13 +264,13 @@ cc_gpu_check (struct _CcGpu *g, CcMethod method, const CcJob *job, char *message
     }
   if ((status = k->check (job, &shared, message, size)) != CC_OK)
     return status;
-  if (shared > g->shared_optin)
+  if (shared > g->facts.shared_optin)
     {
       snprintf (message, size,
                 "method %s cannot take a %dx%d mask on %d channels: it needs %zu KB of "
                 "shared memory a block, and %s allows %zu KB", cc_method_name (method),
                 job->mask_width, job->mask_height, job->channels, shared / 1024, g->name,
-                g->shared_optin / 1024);
+                g->facts.shared_optin / 1024);
       return CC_ERROR_UNSUPPORTED;
     }
   return CC_OK;

@@ -1023,5 +1023,5 @@ reach_past (const struct _CcGpu *g, const CcJob *job)
 
 /* Each lane makes the mask's spectra at its first strip, and keeps them. */
 extern "C" const CcKernels cc_kernels_fft =
-  { check, set_mask, launch, /* constant */ false, /* one_lane */ false, /* passes */ false,
-    /* planes */ true, /* one_pass */ NULL, reach_past };
+  { .check = check, .set_mask = set_mask, .launch = launch, .planes = true,
+    .reach_past = reach_past };

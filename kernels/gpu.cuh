@@ -41,7 +41,7 @@ struct _CcGpu
   char            message[256];
   char            name[256];
   int             device;
-  size_t          shared_optin;   /* shared memory a block may ask for */
+  DeviceFacts     facts;          /* read once, at start-up */
   cudaStream_t    stream;         /* the mask's uploads and device copies */
   Lane            lane[LANES];
   bool            pipeline;       /* lanes and staging; CUDA_CONVOLVE_PIPELINE=0: off */

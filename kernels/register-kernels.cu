@@ -900,36 +900,36 @@ cc_register_set_mask (const float *mask, int width, int height, cudaStream_t str
 /* The column kernel: 8 rows of 32 threads, fewer rows if the tile must. */
 template <int C, bool WEIGHTED>
 static cudaError_t
-launch_column (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
+launch_column (const ConvArgs &a, const DeviceFacts &d, cudaStream_t stream)
 {
   int by = 8;
 
-  while (by > 1 && block_bytes (column_tile_bytes (by, a.mask_height, C), 1) > shared_limit)
+  while (by > 1 && block_bytes (column_tile_bytes (by, a.mask_height, C), 1) > d.shared_optin)
     by /= 2;
   const size_t tile = column_tile_bytes (by, a.mask_height, C);
-  if (block_bytes (tile, 1) > shared_limit)
+  if (block_bytes (tile, 1) > d.shared_optin)
     return cudaErrorInvalidConfiguration;
 
   return launch_walk (conv_column<C, WEIGHTED>, a, dim3 (32, by),
                       tile_for<C> (32, by * COL_NY + a.mask_height - 1, a.out_x), 0,
-                      shared_limit, (a.dst.width + 31) / 32,
+                      d, (a.dst.width + 31) / 32,
                       (a.dst.height + by * COL_NY - 1) / (by * COL_NY), stream);
 }
 
 template <int C, int KW, bool WEIGHTED>
 static cudaError_t
-launch_class (const ConvArgs &a, size_t shared_limit, cudaStream_t stream,
+launch_class (const ConvArgs &a, const DeviceFacts &d, cudaStream_t stream,
               unsigned *redo = nullptr)
 {
   dim3 block;
 
-  if (!block_shape (KW, a.mask_height, C, WEIGHTED, a.dst.height, shared_limit, &block))
+  if (!block_shape (KW, a.mask_height, C, WEIGHTED, a.dst.height, d.shared_optin, &block))
     return cudaErrorInvalidConfiguration;
 
   const int span = block.x * reg_nx (C, KW, WEIGHTED);
   return launch_walk (conv_register<C, KW, WEIGHTED>, a, block,
                       tile_for<C> (span + KW - 1, block.y + a.mask_height - 1,
-                                   a.out_x - (KW - 1) / 2), span, shared_limit,
+                                   a.out_x - (KW - 1) / 2), span, d,
                       (a.dst.width + span - 1) / span,
                       (a.dst.height + block.y - 1) / block.y, stream, redo);
 }
@@ -939,31 +939,24 @@ launch_class (const ConvArgs &a, size_t shared_limit, cudaStream_t stream,
  * aligned, nothing to add to, on a GPU with half-precision MMA (compute
  * capability 8.0 and up). */
 static bool
-tensor9_takes (const ConvArgs &a, size_t shared_limit)
+tensor9_takes (const ConvArgs &a, const DeviceFacts &d)
 {
-  int device = 0, major = 0;
-
-  cudaGetDevice (&device);
-  cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, device);
-  return a.mask_height == T9_K && !a.accumulate && a.vec4 && major >= 8 &&
-         tensor9_shared_bytes () <= shared_limit;
+  return a.mask_height == T9_K && !a.accumulate && a.vec4 && d.major >= 8 &&
+         tensor9_shared_bytes () <= d.shared_optin;
 }
 
 /* The tensor kernel, then the FP32 kernel for the jobs it hands back. */
 static cudaError_t
-launch_tensor9 (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
+launch_tensor9 (const ConvArgs &a, const DeviceFacts &d, cudaStream_t stream)
 {
   const size_t shared = tensor9_shared_bytes ();
   const int bands = (a.dst.width + T9_BAND - 1) / T9_BAND;
-  int device = 0, sms = 1;
   cudaError_t err;
 
   /* Rows a block: as many as fill one wave of two blocks an SM, since each
    * block sums 8 rows with no output of their own and waits for its first
    * loads (half as many rows ran 7% slower). */
-  cudaGetDevice (&device);
-  cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device);
-  const int segs = max (2 * sms / bands, 1);
+  const int segs = max (2 * d.sms / bands, 1);
   const int seg = max ((a.dst.height + segs - 1) / segs, T9_MIN_SEG);
 
   /* The finish chosen once, not per pixel. */
@@ -977,46 +970,46 @@ launch_tensor9 (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
   kernel<<<dim3 (bands, (a.dst.height + seg - 1) / seg), 32 * T9_WARPS, shared, stream>>> (a, seg);
   if ((err = cudaGetLastError ()) != cudaSuccess)
     return err;
-  return launch_class<4, T9_K, false> (a, shared_limit, stream, a.claims + CLAIMS_REDO);
+  return launch_class<4, T9_K, false> (a, d, stream, a.claims + CLAIMS_REDO);
 }
 
 template <int C, bool WEIGHTED>
 static cudaError_t
-launch_channels (const ConvArgs &a, size_t shared_limit, cudaStream_t stream)
+launch_channels (const ConvArgs &a, const DeviceFacts &d, cudaStream_t stream)
 {
   cc_kernel_ran ("register");
   switch (cc_mask_width_class (a.mask_width))
     {
     case 1:
       cc_kernel_ran ("register column");
-      return launch_column<C, WEIGHTED> (a, shared_limit, stream);
+      return launch_column<C, WEIGHTED> (a, d, stream);
     case 3:
       if (C == 4 && !WEIGHTED && a.mask_height == 3 && a.vec4)
         {
           cc_kernel_ran ("register 3x3");
           return launch_3x3 (a, stream);
         }
-      return launch_class<C, 3, WEIGHTED> (a, shared_limit, stream);
-    case 5:  return launch_class<C, 5, WEIGHTED> (a, shared_limit, stream);
-    case 7:  return launch_class<C, 7, WEIGHTED> (a, shared_limit, stream);
+      return launch_class<C, 3, WEIGHTED> (a, d, stream);
+    case 5:  return launch_class<C, 5, WEIGHTED> (a, d, stream);
+    case 7:  return launch_class<C, 7, WEIGHTED> (a, d, stream);
     case 9:
-      if (C == 4 && !WEIGHTED && tensor9_takes (a, shared_limit))
+      if (C == 4 && !WEIGHTED && tensor9_takes (a, d))
         {
           cc_kernel_ran ("register tensor 9x9");
-          return launch_tensor9 (a, shared_limit, stream);
+          return launch_tensor9 (a, d, stream);
         }
-      return launch_class<C, 9, WEIGHTED> (a, shared_limit, stream);
-    case 15: return launch_class<C, 15, WEIGHTED> (a, shared_limit, stream);
-    case 25: return launch_class<C, 25, WEIGHTED> (a, shared_limit, stream);
-    case 31: return launch_class<C, 31, WEIGHTED> (a, shared_limit, stream);
-    case 63: return launch_class<C, 63, WEIGHTED> (a, shared_limit, stream);
-    case 127: return launch_class<C, 127, WEIGHTED> (a, shared_limit, stream);
+      return launch_class<C, 9, WEIGHTED> (a, d, stream);
+    case 15: return launch_class<C, 15, WEIGHTED> (a, d, stream);
+    case 25: return launch_class<C, 25, WEIGHTED> (a, d, stream);
+    case 31: return launch_class<C, 31, WEIGHTED> (a, d, stream);
+    case 63: return launch_class<C, 63, WEIGHTED> (a, d, stream);
+    case 127: return launch_class<C, 127, WEIGHTED> (a, d, stream);
     default: return cudaErrorInvalidValue;
     }
 }
 
 cudaError_t
-cc_register_launch (const ConvArgs &args, size_t shared_limit, cudaStream_t stream)
+cc_register_launch (const ConvArgs &args, const DeviceFacts &d, cudaStream_t stream)
 {
   /* The mask's taps are centred in the class's width. */
   ConvArgs a = args;
@@ -1025,16 +1018,16 @@ cc_register_launch (const ConvArgs &args, size_t shared_limit, cudaStream_t stre
   if (a.weighted)
     switch (a.channels)
       {
-      case 2:  return launch_channels<2, true> (a, shared_limit, stream);
-      case 4:  return launch_channels<4, true> (a, shared_limit, stream);
+      case 2:  return launch_channels<2, true> (a, d, stream);
+      case 4:  return launch_channels<4, true> (a, d, stream);
       default: return cudaErrorInvalidValue;
       }
   switch (a.channels)
     {
-    case 1:  return launch_channels<1, false> (a, shared_limit, stream);
-    case 2:  return launch_channels<2, false> (a, shared_limit, stream);
-    case 3:  return launch_channels<3, false> (a, shared_limit, stream);
-    case 4:  return launch_channels<4, false> (a, shared_limit, stream);
+    case 1:  return launch_channels<1, false> (a, d, stream);
+    case 2:  return launch_channels<2, false> (a, d, stream);
+    case 3:  return launch_channels<3, false> (a, d, stream);
+    case 4:  return launch_channels<4, false> (a, d, stream);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -1069,7 +1062,7 @@ static cudaError_t
 launch (struct _CcGpu *g, Lane *lane, const CcJob *job, const ConvArgs &a, float *pass,
         float *planes)
 {
-  return cc_register_launch (a, g->shared_optin, lane->stream);
+  return cc_register_launch (a, g->facts, lane->stream);
 }
 
 /* A mask narrower than its class is padded with zero taps. */
@@ -1080,5 +1073,5 @@ reach_past (const struct _CcGpu *g, const CcJob *job)
 }
 
 extern "C" const CcKernels cc_kernels_register =
-  { check, set_mask, launch, /* constant */ true, /* one_lane */ false, /* passes */ false,
-    /* planes */ false, /* one_pass */ NULL, reach_past };
+  { .check = check, .set_mask = set_mask, .launch = launch, .constant = true,
+    .reach_past = reach_past };

@@ -692,11 +692,11 @@ image_map (const DevImage &im, int channels, int w, int h, CUtensorMap *map)
 template <typename Kernel>
 static cudaError_t
 launch_walk (Kernel kernel, const ConvArgs &a, dim3 block, const Tile &t, int out_span,
-             size_t shared_limit, int across, int down, cudaStream_t stream,
+             const DeviceFacts &d, int across, int down, cudaStream_t stream,
              unsigned *redo = nullptr)
 {
   Walk w = { 1, t.stride * t.h, across, across * down, a.claims, 0, 0, {}, {}, redo };
-  int device = 0, sms = 1, per_sm = 1, sm_shared = 0;
+  int per_sm = 1;
   cudaError_t err;
 
   if (!a.claims)
@@ -711,16 +711,13 @@ launch_walk (Kernel kernel, const ConvArgs &a, dim3 block, const Tile &t, int ou
   if (w.mapped)
     w.floats = buffer_floats (t.stride, t.h);
   const size_t tile = sizeof (float) * w.floats;
-  cudaGetDevice (&device);
-  cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device);
-  cudaDeviceGetAttribute (&sm_shared, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
-  const bool two = block_bytes (tile, 2) <= shared_limit;
+  const bool two = block_bytes (tile, 2) <= d.shared_optin;
 
   /* The limit, not this launch's size: another thread may launch the same
    * kernel with a larger tile between this call and the launch. */
   if (block_bytes (tile, two ? 2 : 1) > 48 * 1024 &&
       (err = cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   (int) shared_limit)) != cudaSuccess)
+                                   (int) d.shared_optin)) != cudaSuccess)
     return err;
   cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, kernel, block.x * block.y,
                                                  block_bytes (tile, 1));
@@ -730,14 +727,14 @@ launch_walk (Kernel kernel, const ConvArgs &a, dim3 block, const Tile &t, int ou
 
       cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm2, kernel, block.x * block.y,
                                                      block_bytes (tile, 2));
-      if (per_sm2 >= per_sm || 4 * block_bytes (tile, 2) <= (size_t) sm_shared)
+      if (per_sm2 >= per_sm || 4 * block_bytes (tile, 2) <= d.shared_per_sm)
         {
           w.buffers = 2;
           per_sm = per_sm2;
         }
     }
   const size_t shared = block_bytes (tile, w.buffers);
-  const int blocks = min (per_sm > 0 ? per_sm * sms : sms, across * down);
+  const int blocks = min (per_sm > 0 ? per_sm * d.sms : d.sms, across * down);
 
   kernel<<<blocks, block, shared, stream>>> (a, w);
   return cudaGetLastError ();

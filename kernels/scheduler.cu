@@ -252,40 +252,44 @@ stage_grain (size_t row)
   return (int64_t) ((256u << 10) / (row ? row : 1)) + 1;
 }
 
+/* The strip's input rows for gather_rows, and the first error. */
+typedef struct
+{
+  const CcJob *job;
+  const Plan  *p;
+  char        *to;
+  cudaStream_t stream;
+  cudaError_t  err;
+} Gather;
+
+/* A run of consecutive source rows (or of ghost rows, zeroed) in one async
+ * copy. */
+static bool
+gather_run (int64_t at, int64_t from, int64_t rows, void *data)
+{
+  Gather *g = (Gather *) data;
+  const CcImage *src = g->job->src;
+  const size_t row = g->p->raw_in_row;
+  char *to = g->to + at * row;
+
+  g->err = from < 0
+           ? cudaMemset2DAsync (to, row, 0, row, rows, g->stream)
+           : cudaMemcpy2DAsync (to, row, (const char *) src->data + from * src->stride,
+                                src->stride, row, rows, cudaMemcpyDefault, g->stream);
+  return g->err == cudaSuccess;
+}
+
 /* Copies the strip's input rows, vertical border resolved, into 'to' on the
  * device with async copies. */
 static cudaError_t
 gather_rows (const CcJob *job, const Plan *p, int64_t y0, int64_t rows, char *to,
              cudaStream_t stream)
 {
-  const CcImage *src = job->src;
-  cudaError_t err = cudaSuccess;
-  int64_t r = 0;
+  Gather g = { job, p, to, stream, cudaSuccess };
 
-  while (r < rows && err == cudaSuccess)
-    {
-      int64_t first = job->out_y + y0 - p->halo + r;
-      int64_t my = cc_border_index (first, src->height, job->border);
-      int64_t n = 1;
-      const char *from = my < 0 ? NULL : (const char *) src->data + my * src->stride;
-
-      /* A run of rows that map to consecutive source rows (or all to zero). */
-      while (r + n < rows)
-        {
-          int64_t next = cc_border_index (first + n, src->height, job->border);
-          if (my < 0 ? next >= 0 : next != my + n)
-            break;
-          n++;
-        }
-      if (my < 0)
-        err = cudaMemset2DAsync (to + r * p->raw_in_row, p->raw_in_row, 0,
-                                 p->raw_in_row, n, stream);
-      else
-        err = cudaMemcpy2DAsync (to + r * p->raw_in_row, p->raw_in_row, from, src->stride,
-                                 p->raw_in_row, n, cudaMemcpyDefault, stream);
-      r += n;
-    }
-  return err;
+  cc_border_runs (job->out_y + y0 - p->halo, rows, job->src->height, (CcBorder) job->border,
+                  gather_run, &g);
+  return g.err;
 }
 
 static float
@@ -439,7 +443,7 @@ start_strip (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const Plan 
     a.dst = DevImage { float_out, dst->width * C, (int) dst->width, (int) rows };
   a.vec4 = ((uintptr_t) a.src.data % 16 == 0) && (a.src.pitch % 4 == 0);
   if ((err = launch (g, k, lane, job, a, pass, planes)) != cudaSuccess ||
-      (a.nan_seen && (err = cc_exact_launch (a, stream)) != cudaSuccess))
+      (a.nan_seen && (err = cc_exact_launch (a, g->facts, stream)) != cudaSuccess))
     return err;
 
   if (!p->direct_out && (dst->on_device || p->raw_out_row))

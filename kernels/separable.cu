@@ -870,7 +870,7 @@ fused_takes (const struct _CcGpu *g, const CcJob *job)
 
   return job->channels == 4 && job->terms == 1 && !job->weighted &&
          job->mask_width == job->mask_height && r >= 1 && r <= FUSED_MAX_R &&
-         fused_shared_bytes (r) <= g->shared_optin &&
+         fused_shared_bytes (r) <= g->facts.shared_optin &&
          (!in_place || ((uintptr_t) src->data % 16 == 0 && src->stride % 16 == 0));
 }
 
@@ -895,12 +895,12 @@ launch_fused (const struct _CcGpu *g, const CcJob *job, const ConvArgs &a, int r
   CUtensorMap map = {};
   const int mapped = image_map (a.src, 4, 4 * fused_in_width (r), fused_step (fused_padded (r)),
                                 &map);
-  int sms = 1, seg, segs;
+  const int sms = g->facts.sms;
+  int seg, segs;
 
   /* Rows a block: as many as leave about two waves of two blocks an SM,
    * since each block filters KP - 1 rows with no output of their own and
    * waits for its first loads; at least FUSED_MIN_SEG. */
-  cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, g->device);
   segs = 4 * sms / bands > 1 ? 4 * sms / bands : 1;
   seg = (a.dst.height + segs - 1) / segs;
   seg = seg < FUSED_MIN_SEG ? FUSED_MIN_SEG : (seg + 31) / 32 * 32;
@@ -932,11 +932,8 @@ launch_fused (const struct _CcGpu *g, const CcJob *job, const ConvArgs &a, int r
 static bool
 fused_tensor_takes (const struct _CcGpu *g, const CcJob *job, int r)
 {
-  int major = 0;
-
-  cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, g->device);
-  return r >= FT_MIN_R && major >= 8 && fused_tensor_shared_bytes () <= g->shared_optin &&
-         job->border != CC_BORDER_WRAP;
+  return r >= FT_MIN_R && g->facts.major >= 8 &&
+         fused_tensor_shared_bytes () <= g->facts.shared_optin && job->border != CC_BORDER_WRAP;
 }
 
 /* The tensor kernel's taps for 'job' and the divisor's inverse; false
@@ -980,12 +977,10 @@ launch_fused_tensor (const struct _CcGpu *g, const CcJob *job, const ConvArgs &a
       conv_fused_tensor<TENSOR_BY_MODE> };
   void (*const kernel) (ConvArgs, FusedTensorTaps, int) = kernels[tensor_finish (a)];
   FusedTensorTaps taps;
-  int sms = 1;
   cudaError_t err;
 
   /* Rows a block: one block an SM fits, so one wave of them. */
-  cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, g->device);
-  const int segs = max (sms / bands, 1);
+  const int segs = max (g->facts.sms / bands, 1);
   const int seg = max (((a.dst.height + segs - 1) / segs + 15) & ~15, FT_MIN_SEG);
 
   if (!fused_tensor_taps (job, r, a.inv_divisor, &taps))
@@ -1016,7 +1011,7 @@ launch (struct _CcGpu *g, Lane *lane, const CcJob *job, const ConvArgs &a, float
     {
       if ((err = cc_register_set_mask (job->mask, w, h, stream)) != cudaSuccess)
         return err;
-      return cc_register_launch (a, g->shared_optin, stream);
+      return cc_register_launch (a, g->facts, stream);
     }
   /* The scheduler gave no room for a row pass's output here. */
   if (fused_takes (g, job))
@@ -1050,10 +1045,10 @@ launch (struct _CcGpu *g, Lane *lane, const CcJob *job, const ConvArgs &a, float
       col.offset = last ? a.offset : 0.0f;
       col.clamp = last ? a.clamp : 0;
       if ((err = cc_register_set_mask (job->sep_v + k * w, w, 1, stream)) != cudaSuccess ||
-          (err = cc_register_launch (row, g->shared_optin, stream)) != cudaSuccess ||
+          (err = cc_register_launch (row, g->facts, stream)) != cudaSuccess ||
           (err = cc_register_set_mask (job->sep_u + k * h, 1, h, stream)) != cudaSuccess)
         break;
-      err = cc_register_launch (col, g->shared_optin, stream);
+      err = cc_register_launch (col, g->facts, stream);
     }
   cc_kernel_ran ("separable two passes");
   return err;
@@ -1069,5 +1064,5 @@ reach_past (const struct _CcGpu *g, const CcJob *job)
 
 /* Each pass sets its own mask. */
 extern "C" const CcKernels cc_kernels_separable =
-  { check, NULL, launch, /* constant */ true, /* one_lane */ true, /* passes */ true,
-    /* planes */ false, fused_takes, reach_past };
+  { .check = check, .launch = launch, .constant = true, .one_lane = true, .passes = true,
+    .one_pass = fused_takes, .reach_past = reach_past };

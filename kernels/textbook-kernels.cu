@@ -282,25 +282,21 @@ launch_channels (CcMethod method, const ConvArgs &a, cudaStream_t stream)
 
 template <int C>
 static cudaError_t
-launch_exact (const ConvArgs &a, cudaStream_t stream)
+launch_exact (const ConvArgs &a, const DeviceFacts &d, cudaStream_t stream)
 {
-  int device = 0, sms = 1;
-
-  cudaGetDevice (&device);
-  cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device);
-  conv_exact<C><<<4 * sms, dim3 (16, 16), 0, stream>>> (a, a.nan_seen);
+  conv_exact<C><<<4 * d.sms, dim3 (16, 16), 0, stream>>> (a, a.nan_seen);
   return cudaGetLastError ();
 }
 
 cudaError_t
-cc_exact_launch (const ConvArgs &a, cudaStream_t stream)
+cc_exact_launch (const ConvArgs &a, const DeviceFacts &d, cudaStream_t stream)
 {
   switch (a.channels)
     {
-    case 1:  return launch_exact<1> (a, stream);
-    case 2:  return launch_exact<2> (a, stream);
-    case 3:  return launch_exact<3> (a, stream);
-    case 4:  return launch_exact<4> (a, stream);
+    case 1:  return launch_exact<1> (a, d, stream);
+    case 2:  return launch_exact<2> (a, d, stream);
+    case 3:  return launch_exact<3> (a, d, stream);
+    case 4:  return launch_exact<4> (a, d, stream);
     default: return cudaErrorInvalidValue;
     }
 }
@@ -340,14 +336,15 @@ launch_method (struct _CcGpu *g, Lane *lane, const CcJob *job, const ConvArgs &a
 
 extern "C" {
 const CcKernels cc_kernels_basic =
-  { check<CC_METHOD_BASIC>, basic_set_mask, launch_method<CC_METHOD_BASIC> };
+  { .check = check<CC_METHOD_BASIC>, .set_mask = basic_set_mask,
+    .launch = launch_method<CC_METHOD_BASIC> };
 const CcKernels cc_kernels_constant =
-  { check<CC_METHOD_CONSTANT>, constant_set_mask, launch_method<CC_METHOD_CONSTANT>,
-    /* constant */ true };
+  { .check = check<CC_METHOD_CONSTANT>, .set_mask = constant_set_mask,
+    .launch = launch_method<CC_METHOD_CONSTANT>, .constant = true };
 const CcKernels cc_kernels_tiled =
-  { check<CC_METHOD_TILED>, constant_set_mask, launch_method<CC_METHOD_TILED>,
-    /* constant */ true };
+  { .check = check<CC_METHOD_TILED>, .set_mask = constant_set_mask,
+    .launch = launch_method<CC_METHOD_TILED>, .constant = true };
 const CcKernels cc_kernels_caching =
-  { check<CC_METHOD_CACHING>, constant_set_mask, launch_method<CC_METHOD_CACHING>,
-    /* constant */ true };
+  { .check = check<CC_METHOD_CACHING>, .set_mask = constant_set_mask,
+    .launch = launch_method<CC_METHOD_CACHING>, .constant = true };
 }
