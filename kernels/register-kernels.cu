@@ -359,23 +359,17 @@ conv_tensor9 (const __grid_constant__ ConvArgs a, int seg)
             const unsigned bar = shared_address (staged + b);
 
             /* Orders the block's reads of the buffer before the engine's writes. */
-            asm volatile ("fence.proxy.async.shared::cta;" ::: "memory");
-            asm volatile ("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
-                          :: "r" (bar), "r" ((int) sizeof (float4) * T9_K * T9_IN_W)
-                          : "memory");
+            async_proxy_fence ();
+            mbarrier_expect_bytes (bar, (int) sizeof (float4) * T9_K * T9_IN_W);
             for (int r = 0; r < T9_K; r++)
-              asm volatile ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
-                            " [%0], [%1], %2, [%3];"
-                            :: "r" (shared_address (to + r * T9_IN_W)),
-                               "l" (a.src.data + (y0 + r) * a.src.pitch + (long long) x_lo * 4),
-                               "r" ((int) sizeof (float4) * T9_IN_W), "r" (bar)
-                            : "memory");
+              bulk_copy (shared_address (to + r * T9_IN_W),
+                         a.src.data + (y0 + r) * a.src.pitch + (long long) x_lo * 4,
+                         (int) sizeof (float4) * T9_IN_W, bar);
           }
         return;
       }
     if (threadIdx.x == 0)
-      asm volatile ("mbarrier.arrive.shared::cta.b64 _, [%0];"
-                    :: "r" (shared_address (staged + b)) : "memory");
+      mbarrier_arrive (shared_address (staged + b));
 #endif
     for (int r = warp; r < T9_K; r += T9_WARPS)
       {
@@ -435,11 +429,7 @@ conv_tensor9 (const __grid_constant__ ConvArgs a, int seg)
     }
 #if BULK_COPY
   if (threadIdx.x == 0)
-    {
-      asm volatile ("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r" (shared_address (staged)));
-      asm volatile ("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r" (shared_address (staged + 1)));
-      asm volatile ("fence.mbarrier_init.release.cluster;" ::: "memory");
-    }
+    mbarrier_init_pair (staged);
   __syncthreads ();
 #endif
   stage_rows (0, 0);
@@ -961,7 +951,7 @@ launch_tensor9 (const ConvArgs &a, const DeviceFacts &d, cudaStream_t stream)
 
   /* The finish chosen once, not per pixel. */
   void (*const kernels[]) (ConvArgs, int) =
-    { conv_tensor9<TENSOR_PLAIN>, conv_tensor9<TENSOR_PLAIN_CLAMPED>, conv_tensor9<TENSOR_BY_MODE> };
+    { conv_tensor9<FINISH_PLAIN>, conv_tensor9<FINISH_PLAIN_CLAMPED>, conv_tensor9<FINISH_BY_MODE> };
   void (*const kernel) (ConvArgs, int) = kernels[tensor_finish (a)];
 
   if ((err = cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

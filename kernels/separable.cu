@@ -12,7 +12,7 @@
 
 #include <type_traits>
 
-#include "register-tile.cuh"
+#include "device-toolkit.cuh"
 
 static CcStatus
 check (const CcJob *job, size_t *shared, char *message, size_t size)
@@ -131,18 +131,14 @@ filter8 (const float4 *in, const float *taps, float4 acc[FUSED_OUT])
     }
 }
 
-/* How the column pass finishes a sum: plain, unclamped or clamped (one FMA
- * a sample, saturating where clamped), or by the channel's mode. */
-enum FusedFinish { FUSED_PLAIN, FUSED_PLAIN_CLAMPED, FUSED_BY_MODE };
-
 /* Sample 'out' of output row y, column x, channel c from its sum. */
 template <int FINISH>
 __device__ __forceinline__ void
 fused_store (const ConvArgs &a, float sum, float *out, int y, int x, int c)
 {
-  if (FINISH == FUSED_PLAIN)
+  if (FINISH == FINISH_PLAIN)
     *out = cc_finish (sum, a.inv_divisor, a.offset, 0);
-  else if (FINISH == FUSED_PLAIN_CLAMPED)
+  else if (FINISH == FINISH_PLAIN_CLAMPED)
     *out = cc_finish (sum, a.inv_divisor, a.offset, 1);
   else if (a.mode[c] == CC_MODE_COPY)
     *out = a.src.data[(a.out_y + y) * a.src.pitch + (long long) (a.out_x + x) * 4 + c];
@@ -312,11 +308,11 @@ conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ FusedTap
   /* Plain sums: the finish chosen once, not per sample (it had taken more
    * issue slots than all but the FMAs). */
   if (plain && a.clamp)
-    walk (std::integral_constant<int, FUSED_PLAIN_CLAMPED> ());
+    walk (std::integral_constant<int, FINISH_PLAIN_CLAMPED> ());
   else if (plain)
-    walk (std::integral_constant<int, FUSED_PLAIN> ());
+    walk (std::integral_constant<int, FINISH_PLAIN> ());
   else
-    walk (std::integral_constant<int, FUSED_BY_MODE> ());
+    walk (std::integral_constant<int, FINISH_BY_MODE> ());
 }
 
 /* ---- The one pass on tensor cores: one RGBA term 27x27 to 31x31 ----
@@ -425,8 +421,6 @@ template <int FINISH, int R>
 __device__ __noinline__ void
 fused_redo (const ConvArgs &a, const FusedTaps &t, int bx0, int y_first, int rows, float4 *ring)
 {
-  constexpr int F = FINISH == TENSOR_PLAIN ? FUSED_PLAIN
-                    : FINISH == TENSOR_PLAIN_CLAMPED ? FUSED_PLAIN_CLAMPED : FUSED_BY_MODE;
   float4 *const stage = ring + FT_REDO_RING * FT_BAND;
   const int width = min (FT_BAND, a.dst.width - bx0), span = width + 2 * R;
   const int x_lo = a.out_x + bx0 - R;
@@ -483,10 +477,10 @@ fused_redo (const ConvArgs &a, const FusedTaps &t, int bx0, int y_first, int row
 
           float *const out = a.dst.data + (y_first + y) * a.dst.pitch + (long long) (bx0 + p) * 4;
 
-          fused_store<F> (a, s.x, out, y_first + y, bx0 + p, 0);
-          fused_store<F> (a, s.y, out + 1, y_first + y, bx0 + p, 1);
-          fused_store<F> (a, s.z, out + 2, y_first + y, bx0 + p, 2);
-          fused_store<F> (a, s.w, out + 3, y_first + y, bx0 + p, 3);
+          fused_store<FINISH> (a, s.x, out, y_first + y, bx0 + p, 0);
+          fused_store<FINISH> (a, s.y, out + 1, y_first + y, bx0 + p, 1);
+          fused_store<FINISH> (a, s.z, out + 2, y_first + y, bx0 + p, 2);
+          fused_store<FINISH> (a, s.w, out + 3, y_first + y, bx0 + p, 3);
         }
       /* The next chunk's rows go where this one's outputs and rows read. */
       __syncthreads ();
@@ -612,19 +606,14 @@ conv_fused_tensor (const __grid_constant__ ConvArgs a, const __grid_constant__ F
         if (lane == 0)
           {
             /* Orders the block's reads of the buffer before the engine's writes. */
-            asm volatile ("fence.proxy.async.shared::cta;" ::: "memory");
-            asm volatile ("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
-                          :: "r" (shared_address (landed + b)), "r" (rows_mapped * bytes)
-                          : "memory");
+            async_proxy_fence ();
+            mbarrier_expect_bytes (shared_address (landed + b), rows_mapped * bytes);
           }
         __syncwarp ();
         if (lane < 16 && sy >= 0)
-          asm volatile ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
-                        " [%0], [%1], %2, [%3];"
-                        :: "r" (shared_address (to + lane * (FT_ROW / 4) + inside_lo)),
-                           "l" (a.src.data + sy * a.src.pitch + (long long) (x_lo + inside_lo) * 4),
-                           "r" (bytes), "r" (shared_address (landed + b))
-                        : "memory");
+          bulk_copy (shared_address (to + lane * (FT_ROW / 4) + inside_lo),
+                     a.src.data + sy * a.src.pitch + (long long) (x_lo + inside_lo) * 4, bytes,
+                     shared_address (landed + b));
       }
     if (rows_inside || !ghost_rows)
       return;
@@ -781,7 +770,7 @@ conv_fused_tensor (const __grid_constant__ ConvArgs a, const __grid_constant__ F
             const float4 v = make_float4 (acc[0][i], acc[1][i], acc[2][i], acc[3][i]);
             float *const to = out + i / 2 * 8 * a.dst.pitch + i % 2 * 4;
 
-            if (FINISH == TENSOR_BY_MODE)
+            if (FINISH == FINISH_BY_MODE)
               {
                 if (inside)
                   tensor_store<FINISH> (a, v, t.inv, unscale, x + i % 2, y_first + y + 8 * (i / 2), to);
@@ -791,7 +780,7 @@ conv_fused_tensor (const __grid_constant__ ConvArgs a, const __grid_constant__ F
                 const auto finish = [&] (float f)
                 {
                   f = fmaf (f, t.inv, a.offset);
-                  return FINISH == TENSOR_PLAIN_CLAMPED ? __saturatef (f) : f;
+                  return FINISH == FINISH_PLAIN_CLAMPED ? __saturatef (f) : f;
                 };
 
                 asm ("{ .reg .pred p; setp.ne.b32 p, %0, 0;"
@@ -817,11 +806,7 @@ conv_fused_tensor (const __grid_constant__ ConvArgs a, const __grid_constant__ F
 
 #if BULK_COPY
   if (threadIdx.x == 0)
-    {
-      asm volatile ("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r" (shared_address (landed)));
-      asm volatile ("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r" (shared_address (landed + 1)));
-      asm volatile ("fence.mbarrier_init.release.cluster;" ::: "memory");
-    }
+    mbarrier_init_pair (landed);
 #endif
   __syncthreads ();   /* the barriers, read_from and the zero column */
   stage (0);
@@ -973,8 +958,8 @@ launch_fused_tensor (const struct _CcGpu *g, const CcJob *job, const ConvArgs &a
   const size_t shared = fused_tensor_shared_bytes ();
   const int bands = (a.dst.width + FT_BAND - 1) / FT_BAND;
   void (*const kernels[]) (ConvArgs, FusedTensorTaps, int) =
-    { conv_fused_tensor<TENSOR_PLAIN>, conv_fused_tensor<TENSOR_PLAIN_CLAMPED>,
-      conv_fused_tensor<TENSOR_BY_MODE> };
+    { conv_fused_tensor<FINISH_PLAIN>, conv_fused_tensor<FINISH_PLAIN_CLAMPED>,
+      conv_fused_tensor<FINISH_BY_MODE> };
   void (*const kernel) (ConvArgs, FusedTensorTaps, int) = kernels[tensor_finish (a)];
   FusedTensorTaps taps;
   cudaError_t err;
