@@ -1,0 +1,155 @@
+/* The register method's column kernel: masks one pixel wide (vertical 1D
+ * masks, separable's column passes), with its launcher.
+ * Part of register-kernels.cu's translation unit (its c_reg_mask, reg_
+ * helpers and tile pipeline); internal to kernels/.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#ifndef CC_REGISTER_COLUMN_CUH
+#define CC_REGISTER_COLUMN_CUH
+
+/* Outputs a column-kernel thread computes down a column. */
+constexpr int COL_NY = 8;   /* not a macro: #pragma unroll expands none */
+
+/* Masks one pixel wide (vertical 1D masks, separable column passes): each
+ * thread computes COL_NY outputs down a column from a sliding window of
+ * pixels in registers, so each pixel is read from shared memory once. */
+template <int C, bool WEIGHTED>
+__global__ void __launch_bounds__ (256)
+conv_column (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk w)
+{
+  extern __shared__ __align__ (128) float4 shared4[];
+  const int mh = a.mask_height;
+  const int span = blockDim.y * COL_NY;   /* output rows a tile covers */
+  const Tile t = tile_for<C> (blockDim.x, span + mh - 1, a.out_x);
+  TileBuffers buffers;
+  const auto load = [&] (int b, int i)
+  {
+    const TilePos p = tile_at (w, i);
+
+    load_tile_async<C> (a, t, a.out_x + p.col * blockDim.x,
+                        a.out_y + p.row * span - (mh - 1) / 2, buffers, b,
+                        w.mapped ? &w.map : nullptr);
+  };
+  int cur = 0, tile_i = blockIdx.x, next_i = blockIdx.x + gridDim.x;
+
+  buffers.init (reinterpret_cast<float *> (shared4), w.floats, w.buffers);
+  if (w.buffers == 2 && tile_i < w.total)
+    {
+      load (0, tile_i);
+      __pipeline_commit ();
+    }
+  for (; tile_i < w.total; cur ^= w.buffers - 1)
+    {
+      const TilePos pos = tile_at (w, tile_i);
+      const int claim = first_thread () ? claim_tile (w) : 0;
+      const int bx0 = pos.col * blockDim.x, by = pos.row * span;
+      const int ox = bx0 + threadIdx.x, oy0 = by + threadIdx.y * COL_NY;
+      float *tile = buffers.buffer (cur);
+      float plain[COL_NY][C], kca[WEIGHTED ? COL_NY : 1][C], wabs[COL_NY], win[COL_NY][C];
+
+      if (w.buffers == 1)
+        load (cur, tile_i);
+      else if (next_i < w.total)
+        load (cur ^ 1, next_i);
+      __pipeline_commit ();
+      buffers.wait (cur, w.buffers - 1);
+
+      if (ox < a.dst.width && oy0 < a.dst.height)
+        {
+          const float *col = tile + threadIdx.y * COL_NY * t.stride + t.lead + threadIdx.x * C;
+#pragma unroll
+          for (int n = 0; n < COL_NY; n++)
+            {
+              wabs[n] = 0.0f;
+#pragma unroll
+              for (int c = 0; c < C; c++)
+                {
+                  plain[n][c] = 0.0f;
+                  if (WEIGHTED)
+                    kca[n][c] = 0.0f;
+                }
+              if (n + 1 < COL_NY)
+                load_shared<C> (col + n * t.stride, win[n + 1]);
+            }
+          /* Row j of the mask meets output n at window row n + j.  Unrolled
+           * COL_NY-fold, the window's shifts become register renaming. */
+#pragma unroll COL_NY
+          for (int j = 0; j < mh; j++)
+            {
+              const float k = c_reg_mask[j];
+
+#pragma unroll
+              for (int n = 0; n + 1 < COL_NY; n++)
+#pragma unroll
+                for (int c = 0; c < C; c++)
+                  win[n][c] = win[n + 1][c];
+              load_shared<C> (col + (j + COL_NY - 1) * t.stride, win[COL_NY - 1]);
+#pragma unroll
+              for (int n = 0; n < COL_NY; n++)
+                {
+                  if (WEIGHTED)
+                    {
+                      const float ka = k * win[n][C - 1];
+#pragma unroll
+                      for (int c = 0; c < C; c++)
+                        {
+                          plain[n][c] += k * win[n][c];
+                          kca[n][c] += ka * win[n][c];
+                        }
+                      wabs[n] += fabsf (ka);
+                    }
+                  else
+#pragma unroll
+                    for (int c = 0; c < C; c++)
+                      plain[n][c] += k * win[n][c];
+                }
+            }
+
+#pragma unroll
+          for (int n = 0; n < COL_NY; n++)
+            {
+              const int oy = oy0 + n;
+              if (oy >= a.dst.height)
+                break;
+              finish_store<C, WEIGHTED> (a, plain_only<C, WEIGHTED> (a), plain[n],
+                                         kca[WEIGHTED ? n : 0], wabs[n],
+                                         col + (n + (mh - 1) / 2) * t.stride,
+                                         a.dst.data + oy * a.dst.pitch + (long long) ox * C);
+            }
+        }
+      buffers.post_claim (claim);
+      __syncthreads ();   /* this buffer is refilled next but one */
+      tile_i = next_i;
+      next_i = buffers.take_claim ();
+    }
+  walk_done (w);
+}
+
+static size_t
+column_tile_bytes (int by, int mask_height, int channels)
+{
+  return sizeof (float) * buffer_floats (tile_stride (32, channels),
+                                         by * COL_NY + mask_height - 1);
+}
+
+/* The column kernel: 8 rows of 32 threads, fewer rows if the tile must. */
+template <int C, bool WEIGHTED>
+static cudaError_t
+launch_column (const ConvArgs &a, const DeviceFacts &d, cudaStream_t stream)
+{
+  int by = 8;
+
+  while (by > 1 && block_bytes (column_tile_bytes (by, a.mask_height, C), 1) > d.shared_optin)
+    by /= 2;
+  const size_t tile = column_tile_bytes (by, a.mask_height, C);
+  if (block_bytes (tile, 1) > d.shared_optin)
+    return cudaErrorInvalidConfiguration;
+
+  return launch_walk (conv_column<C, WEIGHTED>, a, dim3 (32, by),
+                      tile_for<C> (32, by * COL_NY + a.mask_height - 1, a.out_x), 0,
+                      d, (a.dst.width + 31) / 32,
+                      (a.dst.height + by * COL_NY - 1) / (by * COL_NY), stream);
+}
+
+#endif /* CC_REGISTER_COLUMN_CUH */
