@@ -41,11 +41,8 @@ struct ConvArgs
   int            accumulate; /* add to what dst holds (separable terms) */
   int            vec4;       /* source rows 16-byte aligned: 16-byte reads */
   const float   *mask;       /* the mask in global memory */
-  unsigned      *claims;     /* two counters the register kernels hand out
-                              * tiles by, zero between launches, then the
-                              * redo word (CLAIMS_REDO) and the exact
-                              * kernel's two (CLAIMS_NAN); a block a stream
-                              * (kernels on it run one at a time) */
+  unsigned      *claims;     /* the words below (CLAIMS_*), a block of them
+                              * a stream (kernels on it run one at a time) */
   unsigned      *nan_seen;   /* non-NULL: set it where a sum may have a NaN
                               * the mask does not make (CLAIMS_NAN) */
 };
@@ -59,6 +56,12 @@ struct DeviceFacts
   size_t shared_optin;    /* shared memory a block may ask for */
   size_t shared_per_sm;   /* shared memory a multiprocessor has */
 };
+
+/* ConvArgs.claims[CLAIMS_TILE]: tiles the register kernels' blocks have
+ * claimed; [CLAIMS_DONE]: blocks finished.  The last block zeroes both for
+ * the next launch. */
+constexpr int CLAIMS_TILE = 0;
+constexpr int CLAIMS_DONE = 1;
 
 /* ConvArgs.claims[CLAIMS_REDO]: set by a kernel that hands its job back
  * (register's tensor 9x9 kernel), read and cleared by the FP32 kernel

@@ -350,16 +350,16 @@ tile_at (const Walk &w, int i)
 __device__ __forceinline__ int
 claim_tile (const Walk &w)
 {
-  return 2 * gridDim.x + atomicAdd (w.claims, 1u);
+  return 2 * gridDim.x + atomicAdd (w.claims + CLAIMS_TILE, 1u);
 }
 
 __device__ __forceinline__ void
 walk_done (const Walk &w)
 {
-  if (first_thread () && atomicAdd (w.claims + 1, 1u) == gridDim.x - 1)
+  if (first_thread () && atomicAdd (w.claims + CLAIMS_DONE, 1u) == gridDim.x - 1)
     {
-      w.claims[0] = 0;
-      w.claims[1] = 0;
+      w.claims[CLAIMS_TILE] = 0;
+      w.claims[CLAIMS_DONE] = 0;
       if (w.redo)
         *w.redo = 0;
     }
