@@ -31,29 +31,16 @@ conv_column (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk w)
                         a.out_y + p.row * span - (mh - 1) / 2, buffers, b,
                         w.mapped ? &w.map : nullptr);
   };
-  int cur = 0, tile_i = blockIdx.x, next_i = blockIdx.x + gridDim.x;
 
   buffers.init (reinterpret_cast<float *> (shared4), w.floats, w.buffers);
-  if (w.buffers == 2 && tile_i < w.total)
+  walk_tiles (w, buffers, load, [&] (TilePos pos, int claim, int cur, const auto &fetch)
     {
-      load (0, tile_i);
-      __pipeline_commit ();
-    }
-  for (; tile_i < w.total; cur ^= w.buffers - 1)
-    {
-      const TilePos pos = tile_at (w, tile_i);
-      const int claim = first_thread () ? claim_tile (w) : 0;
       const int bx0 = pos.col * blockDim.x, by = pos.row * span;
       const int ox = bx0 + threadIdx.x, oy0 = by + threadIdx.y * COL_NY;
       float *tile = buffers.buffer (cur);
       float plain[COL_NY][C], kca[WEIGHTED ? COL_NY : 1][C], wabs[COL_NY], win[COL_NY][C];
 
-      if (w.buffers == 1)
-        load (cur, tile_i);
-      else if (next_i < w.total)
-        load (cur ^ 1, next_i);
-      __pipeline_commit ();
-      buffers.wait (cur, w.buffers - 1);
+      fetch ();
 
       if (ox < a.dst.width && oy0 < a.dst.height)
         {
@@ -120,9 +107,7 @@ conv_column (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk w)
         }
       buffers.post_claim (claim);
       __syncthreads ();   /* this buffer is refilled next but one */
-      tile_i = next_i;
-      next_i = buffers.take_claim ();
-    }
+    });
   walk_done (w);
 }
 

@@ -83,34 +83,21 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
                         a.out_y + p.row * blockDim.y - (mh - 1) / 2, buffers, b,
                         w.mapped ? &w.map : nullptr);
   };
-  int cur = 0, tile_i = blockIdx.x, next_i = blockIdx.x + gridDim.x;
 
   /* As the tensor kernel's fallback, only where it found a sample it
    * cannot take (conv_tensor9). */
   if (w.redo && !*reinterpret_cast<volatile const unsigned *> (w.redo))
     return;
   buffers.init (reinterpret_cast<float *> (shared4), w.floats, w.buffers);
-  if (w.buffers == 2 && tile_i < w.total)
+  walk_tiles (w, buffers, load, [&] (TilePos pos, int claim, int cur, const auto &fetch)
     {
-      load (0, tile_i);
-      __pipeline_commit ();
-    }
-  for (; tile_i < w.total; cur ^= w.buffers - 1)
-    {
-      const TilePos pos = tile_at (w, tile_i);
-      const int claim = first_thread () ? claim_tile (w) : 0;
       const int bx0 = pos.col * span, by = pos.row * blockDim.y;
       const int ox0 = bx0 + threadIdx.x * REG_NX, oy = by + threadIdx.y;
       const bool active = oy < a.dst.height && ox0 < a.dst.width;
       float *tile = buffers.buffer (cur);
       float plain[REG_NX][C], kca[WEIGHTED ? REG_NX : 1][C], wabs[REG_NX];
 
-      if (w.buffers == 1)
-        load (cur, tile_i);
-      else if (next_i < w.total)
-        load (cur ^ 1, next_i);
-      __pipeline_commit ();
-      buffers.wait (cur, w.buffers - 1);
+      fetch ();
 
 #pragma unroll
       for (int n = 0; n < REG_NX; n++)
@@ -250,9 +237,7 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
                       C);
           __syncthreads ();   /* this buffer is refilled next but one */
         }
-      tile_i = next_i;
-      next_i = buffers.take_claim ();
-    }
+    });
   buffers.finish_stores ();
   walk_done (w);
 }

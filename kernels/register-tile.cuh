@@ -365,6 +365,44 @@ walk_done (const Walk &w)
     }
 }
 
+/* A block's walk over the tiles (Walk): for each tile it claims the next
+ * but one, then calls 'body (pos, claim, cur, fetch)' with the tile's
+ * place, that claim and its buffer; 'fetch ()' starts the next tile's copy
+ * (with two buffers) or this one's and waits for this one, so the body
+ * sets up before it as the loops did.  The body posts the claim
+ * (TileBuffers::post_claim) once every thread has read the last one and
+ * leaves the buffer free for its refill next but one. */
+template <typename Load, typename Body>
+__device__ __forceinline__ void
+walk_tiles (const Walk &w, TileBuffers &buffers, Load load, Body body)
+{
+  int cur = 0, tile_i = blockIdx.x, next_i = blockIdx.x + gridDim.x;
+
+  if (w.buffers == 2 && tile_i < w.total)
+    {
+      load (0, tile_i);
+      __pipeline_commit ();
+    }
+  for (; tile_i < w.total; cur ^= w.buffers - 1)
+    {
+      const TilePos pos = tile_at (w, tile_i);
+      const int claim = first_thread () ? claim_tile (w) : 0;
+      const auto fetch = [&] ()
+      {
+        if (w.buffers == 1)
+          load (cur, tile_i);
+        else if (next_i < w.total)
+          load (cur ^ 1, next_i);
+        __pipeline_commit ();
+        buffers.wait (cur, w.buffers - 1);
+      };
+
+      body (pos, claim, cur, fetch);
+      tile_i = next_i;
+      next_i = buffers.take_claim ();
+    }
+}
+
 /* Launches a tile-walking kernel with as many blocks as the GPU holds at
  * once, each claiming tiles until none are left ('redo': only where a
  * kernel before it on the stream set that word).  A block prefetches its
