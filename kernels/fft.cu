@@ -219,7 +219,8 @@ cc_fft_strip_rows (const CcJob *job, int64_t rows)
   y = axis_for ((int) height, job->mask_height);
   if (y.tiles == 1)
     return rows;
-  return (rows + y.s / 2) / y.s < 1 ? y.s : (rows + y.s / 2) / y.s * y.s;
+  const int64_t tiles = (rows + y.s / 2) / y.s;
+  return (tiles < 1 ? 1 : tiles) * y.s;
 }
 
 /* ---- kernels ---- */
@@ -998,10 +999,7 @@ set_mask (struct _CcGpu *g, const CcJob *job)
       g->fft_mask_height = job->mask_height;
       g->fft_mask_serial++;
     }
-  if (job->weighted)
-    return cudaMemcpyAsync (g->mask, job->mask, sizeof (float) * n, cudaMemcpyHostToDevice,
-                            g->stream);
-  return cudaSuccess;
+  return job->weighted ? cc_kernels_basic.set_mask (g, job) : cudaSuccess;
 }
 
 static cudaError_t
