@@ -9,7 +9,7 @@
 
 #include "engine.h"
 
-static const char why[] = "this build has no CUDA support (configured --without-cuda)";
+static const char why[] = "no GPU methods in this build (configured --without-cuda)";
 
 struct _CcGpu *
 cc_gpu_new (const CcEnv *env, int threads)

@@ -13,10 +13,13 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
+#define _GNU_SOURCE 1   /* RTLD_DEFAULT */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -530,14 +533,49 @@ cc_preset_delete (const gchar *user_dir, const gchar *id, GError **error)
   return ok;
 }
 
-/* GIMP's profile, as libgimp's gimp_directory () finds it. */
+/* Profiles are named for GIMP's major.minor (GIMP/3.0, GIMP/3.2). */
+static gint
+by_version (gconstpointer a, gconstpointer b)
+{
+  const gchar *x = *(const gchar *const *) a, *y = *(const gchar *const *) b;
+  gint major = atoi (x) - atoi (y);
+
+  return major ? major : atoi (strchr (x, '.') + 1) - atoi (strchr (y, '.') + 1);
+}
+
+/* GIMP's profile: where the running GIMP keeps it (libgimpbase's
+ * gimp_directory, in the plug-in and in GIMP's own process, where the
+ * operation runs); elsewhere (the tool, the gegl tool) the newest GIMP 3
+ * profile there is. */
 static gchar *
 gimp_profile (void)
 {
   const gchar *env = g_getenv ("GIMP3_DIRECTORY");
+  const gchar *(*running) (void) = (const gchar *(*) (void)) dlsym (RTLD_DEFAULT, "gimp_directory");
+  gchar *config = g_build_filename (g_get_user_config_dir (), "GIMP", NULL);
+  GDir *dir = g_dir_open (config, 0, NULL);
+  GPtrArray *found = g_ptr_array_new_with_free_func (g_free);
+  const gchar *name;
+  gchar *profile;
 
-  return env && *env ? g_strdup (env)
-                     : g_build_filename (g_get_user_config_dir (), "GIMP", "3.0", NULL);
+  if (env && *env)
+    profile = g_strdup (env);
+  else if (running)
+    profile = g_strdup (running ());
+  else
+    {
+      while (dir && (name = g_dir_read_name (dir)))
+        if (g_regex_match_simple ("^3\\.[0-9]+$", name, 0, 0))
+          g_ptr_array_add (found, g_strdup (name));
+      g_ptr_array_sort (found, by_version);
+      profile = g_build_filename (config, found->len ? (const gchar *) found->pdata[found->len - 1]
+                                                     : "3.0", NULL);
+    }
+  if (dir)
+    g_dir_close (dir);
+  g_ptr_array_free (found, TRUE);
+  g_free (config);
+  return profile;
 }
 
 void

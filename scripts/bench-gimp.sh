@@ -15,7 +15,7 @@ set -eu
 cd "$(dirname "$0")/.."
 export BENCH_SIZE="${BENCH_SIZE:-4096}" BENCH_RUNS="${BENCH_RUNS:-5}"
 where=scripts/env.sh
-command -v gimp-console-3.0 >/dev/null && where=
+scripts/gimp-console.sh >/dev/null && where=
 [ "${BENCH_BUILD:-1}" = 0 ] || $where env CUDA_ARCH="${CUDA_ARCH:-}" scripts/build.sh >/dev/null
 bench='exec(open("bench/gimp-bench.py").read())'
 gimp () { $where env BENCH_SIZE="$BENCH_SIZE" BENCH_RUNS="$BENCH_RUNS" \

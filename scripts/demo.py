@@ -1,4 +1,4 @@
-# Run by scripts/demo.sh inside gimp-console-3.0: load INPUT, apply PRESET
+# Run by scripts/demo.sh inside GIMP 3's console: load INPUT, apply PRESET
 # through plug-in-cuda-convolve, save OUTPUT, print what ran.
 import os
 

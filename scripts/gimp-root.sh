@@ -1,17 +1,36 @@
 #!/bin/sh
-# Provision (once) and enter a Debian 13 root with GIMP 3, for hosts whose
-# distribution has no GIMP 3 package (Debian 12).  The root lives outside the
-# clone and is reused.  See README.md, "Install".
+# Provision (once) and enter a Debian root with GIMP 3, for hosts whose
+# distribution has no GIMP 3 package (Debian 12).  GIMP_VERSION picks it:
+# 3.0 (the default) is Debian 13 with GIMP 3.0.4, 3.2 is Debian forky with
+# GIMP 3.2.6.  Each root lives outside the clone, apart from the other, and
+# is reused.  See README.md, "Install".
 #
 #   scripts/gimp-root.sh provision     create the root if it is missing
 #   scripts/gimp-root.sh run CMD...    run CMD inside it, in this directory
 set -eu
 
-ROOT=${GIMP_ROOT:-/var/cache/gimp-cuda-convolve/trixie}
+GIMP_VERSION=${GIMP_VERSION:-3.0}
+case "$GIMP_VERSION" in
+  3.0) DIST=trixie; SCRIPT=trixie ;;
+  # Debian 12's debootstrap has no forky script: sid's makes it.
+  3.2) DIST=forky; SCRIPT=/usr/share/debootstrap/scripts/sid ;;
+  *) echo "gimp-root: GIMP_VERSION is 3.0 or 3.2, not '$GIMP_VERSION'" >&2; exit 2 ;;
+esac
+ROOT=${GIMP_ROOT:-/var/cache/gimp-cuda-convolve/$DIST}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+# A testing suite's Release file may be past its Valid-Until on a mirror
+# that lags; the packages are still signed.
+APT="apt-get -o Acquire::Check-Valid-Until=false"
+# libgimp-3.0-dev does not pull in the tool's readers everywhere (forky);
+# g++-15 is what CUDA 13 takes where the default g++ is newer.
 PACKAGES="gimp libgimp-3.0-dev libgegl-dev gegl gcc g++ make autoconf automake
           pkg-config python3-gi gir1.2-gimp-3.0 xvfb xauth imagemagick x11-utils
-          xdotool ca-certificates libfftw3-dev"
+          xdotool ca-certificates libfftw3-dev libpng-dev libjpeg-dev libwebp-dev
+          liblcms2-dev libgexiv2-dev"
+[ "$DIST" = forky ] && PACKAGES="$PACKAGES g++-15"
+# The package list a root was last completed with: a root from before a
+# package joined the list gets what it lacks.
+STAMP=etc/gimp-cuda-convolve-packages
 
 # What provisioning prints (debootstrap's and apt's progress) goes to a log
 # beside the root; a user sees one line, and the log's end if it fails.
@@ -19,31 +38,30 @@ PACKAGES="gimp libgimp-3.0-dev libgegl-dev gegl gcc g++ make autoconf automake
 provision_root ()
 {
   rm -rf "$ROOT.tmp" && mkdir -p "$ROOT.tmp" &&
-    debootstrap --variant=minbase trixie "$ROOT.tmp" &&
+    debootstrap --variant=minbase "$DIST" "$ROOT.tmp" http://deb.debian.org/debian "$SCRIPT" &&
     cp /etc/resolv.conf "$ROOT.tmp/etc/resolv.conf" &&
     mount -t proc proc "$ROOT.tmp/proc" || return 1
-  chroot "$ROOT.tmp" sh -c "apt-get update &&
-    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(echo $PACKAGES)"
+  chroot "$ROOT.tmp" sh -c "$APT update &&
+    DEBIAN_FRONTEND=noninteractive $APT install -y --no-install-recommends $(echo $PACKAGES)"
   status=$?
   umount "$ROOT.tmp/proc"
-  [ $status = 0 ] && mv "$ROOT.tmp" "$ROOT"
+  [ $status = 0 ] && echo $PACKAGES >"$ROOT.tmp/$STAMP" && mv "$ROOT.tmp" "$ROOT"
 }
 
-# A root from before a package joined the list gets what it lacks.
 complete_root ()
 {
   mount -t proc proc "$ROOT/proc" || return 1
-  chroot "$ROOT" sh -c "apt-get update &&
-    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(echo $PACKAGES)"
+  chroot "$ROOT" sh -c "$APT update &&
+    DEBIAN_FRONTEND=noninteractive $APT install -y --no-install-recommends $(echo $PACKAGES)"
   status=$?
   umount "$ROOT/proc"
-  return $status
+  [ $status = 0 ] && echo $PACKAGES >"$ROOT/$STAMP"
 }
 
 provision ()
 {
-  if [ -x "$ROOT/usr/bin/gimp-console-3.0" ]; then
-    [ -x "$ROOT/usr/bin/gegl" ] && [ -f "$ROOT/usr/include/fftw3.h" ] && return 0
+  if ls "$ROOT"/usr/bin/gimp-console-3* >/dev/null 2>&1; then
+    [ "$(cat "$ROOT/$STAMP" 2>/dev/null)" = "$(echo $PACKAGES)" ] && return 0
     echo "gimp-root: adding what $ROOT lacks of the package list (once)" >&2
     (complete_root) >"$ROOT.log" 2>&1 ||
       { echo "gimp-root: that failed; the end of $ROOT.log:" >&2; tail -20 "$ROOT.log" >&2; exit 1; }
@@ -53,7 +71,7 @@ provision ()
     { apt-get update -qq && apt-get install -y -qq debootstrap >/dev/null 2>&1; }
   mkdir -p "$(dirname "$ROOT")"
   log="$ROOT.log"
-  echo "gimp-root: installing GIMP 3 in a Debian 13 root, $ROOT (about two minutes, once)" >&2
+  echo "gimp-root: installing GIMP $GIMP_VERSION in a Debian $DIST root, $ROOT (about two minutes, once)" >&2
   if ! (provision_root) >"$log" 2>&1; then
     echo "gimp-root: that failed; the end of $log:" >&2
     tail -20 "$log" >&2

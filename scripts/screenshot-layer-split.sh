@@ -17,7 +17,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 display=:96 screen=1600x1000
 . "$top/scripts/gui-session.sh"
 
-gimp-3.0 --no-splash --batch-interpreter=plug-in-script-fu-eval \
+gimp-3 --no-splash --batch-interpreter=plug-in-script-fu-eval \
   -b "$(hubble_with_aperture hidden)" >"$profile/gimp.log" 2>&1 &
 gimp=$!
 image_window GIMP

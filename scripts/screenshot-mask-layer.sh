@@ -14,7 +14,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 display=:97 screen=1600x1000
 . "$top/scripts/gui-session.sh"
 
-timeout 300 gimp-3.0 --no-splash --batch-interpreter=plug-in-script-fu-eval -b "$(
+timeout 300 gimp-3 --no-splash --batch-interpreter=plug-in-script-fu-eval -b "$(
   hubble_with_aperture shown "
   (plug-in-cuda-convolve #:run-mode RUN-INTERACTIVE #:image img #:drawables (vector photo)
                          #:mask-drawable aperture)

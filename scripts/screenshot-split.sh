@@ -15,7 +15,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 display=:98 screen=1600x1000
 . "$top/scripts/gui-session.sh"
 
-gimp-3.0 --no-splash "$top/data/sample.png" >"$profile/gimp.log" 2>&1 &
+gimp-3 --no-splash "$top/data/sample.png" >"$profile/gimp.log" 2>&1 &
 gimp=$!
 image_window sample
 generic_filter_dialog 756 440 "cuda:convolve" 1222 60

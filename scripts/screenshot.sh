@@ -18,7 +18,7 @@ display=:99 screen=1600x1200
 
 # GIMP opens the sample, shows it, and runs the procedure interactively with
 # the preset; the batch waits in the dialog until OK is pressed below.
-timeout 300 gimp-3.0 --no-splash --batch-interpreter=plug-in-script-fu-eval -b "
+timeout 300 gimp-3 --no-splash --batch-interpreter=plug-in-script-fu-eval -b "
 (let* ((img (car (gimp-file-load RUN-NONINTERACTIVE \"$top/data/sample.png\")))
        (layer (vector-ref (car (gimp-image-get-layers img)) 0)))
   (gimp-display-new img)

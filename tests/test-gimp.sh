@@ -12,11 +12,10 @@
 set -u
 srcdir="${top_srcdir:-.}"
 builddir="${top_builddir:-.}"
-gimp=$(command -v gimp-console-3.0 || true)
-if [ -z "$gimp" ]; then
-  echo "SKIP: gimp-console-3.0 not found"
+gimp=$(sh "$srcdir/scripts/gimp-console.sh") || {
+  echo "SKIP: GIMP 3's console (gimp-console-3) not found"
   exit 77
-fi
+}
 if [ ! -x "$builddir/plug-ins/plug-in-cuda-convolve/plug-in-cuda-convolve" ]; then
   echo "SKIP: the plug-in was not built (configured without GIMP)"
   exit 77
@@ -74,10 +73,11 @@ cpu_ticks ()
 {
   awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0
 }
+# It looks for the plug-in for as long as the GIMP run lasts: on a loaded
+# machine the call may start late.
 kill_plug_in ()
 {
-  i=0
-  while [ $i -lt 1200 ]; do
+  while [ ! -e "$tmp/killed-run-over" ]; do
     pid=$(plug_in_pid)
     if [ -n "$pid" ]; then
       # Into its computation, whatever the machine: once it has used half a
@@ -94,13 +94,12 @@ kill_plug_in ()
       return
     fi
     sleep 0.05
-    i=$((i + 1))
   done
 }
 kill_plug_in &
 killer=$!
 CC_TEST_MODE=killed CC_KILL_FILE="$tmp/killed" run python-fu-eval "$env_test" killed
-kill $killer 2>/dev/null
+: >"$tmp/killed-run-over"
 wait $killer 2>/dev/null
 
 # With the GEGL operation where GEGL looks for modules: the procedure then

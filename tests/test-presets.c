@@ -263,14 +263,63 @@ test_save_delete (void)
   g_free (tmp);
 }
 
+/* Where the user's presets live: GIMP3_DIRECTORY when set, else (outside
+ * GIMP, as the tool runs) the newest GIMP 3 profile, 3.10 after 3.2. */
+static gchar *config;   /* XDG_CONFIG_HOME, set before GLib first reads it */
+
+static void
+test_user_dir (void)
+{
+  gchar *shipped, *user, *want;
+  const char *profiles[] = { "3.0", "3.2", "3.10", "2.10", "3.x" };
+
+  g_assert_cmpstr (g_get_user_config_dir (), ==, config);
+  g_unsetenv ("GIMP3_DIRECTORY");
+  for (gsize i = 0; i < G_N_ELEMENTS (profiles); i++)
+    {
+      gchar *d = g_build_filename (config, "GIMP", profiles[i], NULL);
+
+      g_assert_cmpint (g_mkdir_with_parents (d, 0700), ==, 0);
+      g_free (d);
+    }
+  want = g_build_filename (config, "GIMP", "3.10", "plug-in-x", "presets", NULL);
+  cc_presets_dirs ("/nonexistent", "plug-in-x", &shipped, &user);
+  g_assert_cmpstr (user, ==, want);
+  g_free (shipped);
+  g_free (user);
+  g_free (want);
+
+  g_setenv ("GIMP3_DIRECTORY", "/somewhere/GIMP/3.2", TRUE);
+  cc_presets_dirs ("/nonexistent", "plug-in-x", &shipped, &user);
+  g_assert_cmpstr (user, ==, "/somewhere/GIMP/3.2/plug-in-x/presets");
+  g_free (shipped);
+  g_free (user);
+  g_unsetenv ("GIMP3_DIRECTORY");
+  for (gsize i = 0; i < G_N_ELEMENTS (profiles); i++)
+    {
+      gchar *d = g_build_filename (config, "GIMP", profiles[i], NULL);
+
+      g_rmdir (d);
+      g_free (d);
+    }
+  want = g_build_filename (config, "GIMP", NULL);
+  g_rmdir (want);
+  g_free (want);
+  g_rmdir (config);
+}
+
 int
 main (int argc, char **argv)
 {
+  config = g_dir_make_tmp ("cc-profiles-XXXXXX", NULL);
+  g_assert_nonnull (config);
+  g_setenv ("XDG_CONFIG_HOME", config, TRUE);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/presets/shipped", test_shipped);
   g_test_add_func ("/presets/malformed", test_malformed);
   g_test_add_func ("/presets/round-trip", test_round_trip);
   g_test_add_func ("/presets/ids", test_ids);
   g_test_add_func ("/presets/save-delete", test_save_delete);
+  g_test_add_func ("/presets/user-dir", test_user_dir);
   return g_test_run ();
 }

@@ -185,12 +185,25 @@ colour_space_linear (const Babl *space)
   return babl_space_is_gray (space) ? NULL : babl_space_with_trc (space, babl_trc ("linear"));
 }
 
+/* gexiv2's getters that report errors: the plain ones since 0.16, which
+ * deprecated the try_ ones that older versions have. */
+#ifdef HAVE_GEXIV2_GETTERS_WITH_ERROR
+#define exif_has_tag gexiv2_metadata_has_tag
+#define exif_tag_long gexiv2_metadata_get_tag_long
+#define exif_tag_string gexiv2_metadata_get_tag_string
+#define exif_orientation gexiv2_metadata_get_orientation
+#else
+#define exif_has_tag gexiv2_metadata_try_has_tag
+#define exif_tag_long gexiv2_metadata_try_get_tag_long
+#define exif_tag_string gexiv2_metadata_try_get_tag_string
+#define exif_orientation gexiv2_metadata_try_get_orientation
+#endif
+
 /* The value of a numeric tag, or -1. */
 static long
 tag_long (GExiv2Metadata *md, const char *tag)
 {
-  return gexiv2_metadata_try_has_tag (md, tag, NULL)
-    ? gexiv2_metadata_try_get_tag_long (md, tag, NULL) : -1;
+  return exif_has_tag (md, tag, NULL) ? exif_tag_long (md, tag, NULL) : -1;
 }
 
 /* Exif's ColorSpace (XMP's where Exif has none): 1 sRGB, 2 Adobe RGB; for
@@ -208,8 +221,7 @@ names_adobe_rgb (GExiv2Metadata *md)
     return cs == 2;
   if (cs == 0xffff)
     {
-      gchar *index = gexiv2_metadata_try_get_tag_string (md, "Exif.Iop.InteroperabilityIndex",
-                                                         NULL);
+      gchar *index = exif_tag_string (md, "Exif.Iop.InteroperabilityIndex", NULL);
       bool adobe = g_strcmp0 (index, "R03") == 0, srgb = g_strcmp0 (index, "R98") == 0;
 
       g_free (index);
@@ -237,7 +249,7 @@ colour_metadata (const char *path, int *orientation, bool *adobe_rgb)
     return;
   if (gexiv2_metadata_open_path (md, path, NULL))
     {
-      GExiv2Orientation o = gexiv2_metadata_try_get_orientation (md, NULL);
+      GExiv2Orientation o = exif_orientation (md, NULL);
 
       if (o >= GEXIV2_ORIENTATION_NORMAL && o <= GEXIV2_ORIENTATION_ROT_270)
         *orientation = (int) o;

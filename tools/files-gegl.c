@@ -21,6 +21,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gegl.h>
 #include <gegl-plugin.h>   /* gegl_operation_get_format: a loader's own format */
@@ -106,6 +107,62 @@ capture_end (void)
 {
   g_private_set (&capturing, NULL);
   return g_private_get (&captured);
+}
+
+/* Some format libraries print their errors to standard error themselves
+ * (OpenEXR 3.4's core does): while GEGL reads a file, descriptor 2 goes to
+ * a temporary file, one reader at a time, and what it held becomes the
+ * file's error if the read fails, or goes back to standard error if not. */
+typedef struct
+{
+  int saved;
+  FILE *held;
+} StderrHold;
+
+static GMutex stderr_lock;
+
+static void
+stderr_hold (StderrHold *h)
+{
+  g_mutex_lock (&stderr_lock);
+  fflush (stderr);
+  h->saved = -1;
+  h->held = tmpfile ();
+  if (h->held && (h->saved = dup (STDERR_FILENO)) >= 0 &&
+      dup2 (fileno (h->held), STDERR_FILENO) < 0)
+    {
+      close (h->saved);
+      h->saved = -1;
+    }
+}
+
+/* What the libraries printed (g_free it), or NULL; descriptor 2 is back. */
+static char *
+stderr_release (StderrHold *h)
+{
+  char *text = NULL;
+
+  fflush (stderr);
+  if (h->saved >= 0)
+    {
+      dup2 (h->saved, STDERR_FILENO);
+      close (h->saved);
+      if (fseek (h->held, 0, SEEK_END) == 0)
+        {
+          long n = ftell (h->held);
+
+          if (n > 0 && (text = g_malloc0 ((size_t) n + 1)))
+            {
+              rewind (h->held);
+              if (fread (text, 1, (size_t) n, h->held) != (size_t) n || !g_strstrip (text)[0])
+                g_clear_pointer (&text, g_free);
+            }
+        }
+    }
+  if (h->held)
+    fclose (h->held);
+  g_mutex_unlock (&stderr_lock);
+  return text;
 }
 
 /* Once for the process: the mask image (--mask-image) may start it before
@@ -260,9 +317,12 @@ load_gegl (const char *path, int k, FileImage *out, char *error, size_t size)
   GeglRectangle rect;
   const Babl *own = NULL;
   const char *why;
+  char *printed;
   char memory[256] = "";
   bool ok = false;
+  StderrHold hold;
 
+  stderr_hold (&hold);
   capture_begin ();
   rect = gegl_node_get_bounding_box (load);
   if (rect.width > 0 && rect.height > 0)
@@ -313,14 +373,31 @@ load_gegl (const char *path, int k, FileImage *out, char *error, size_t size)
     }
   why = capture_end ();
   g_object_unref (graph);
+  printed = stderr_release (&hold);
   if (ok && !why)
-    return true;
+    {
+      if (printed)
+        fprintf (stderr, "%s\n", printed);
+      g_free (printed);
+      return true;
+    }
   files_image_free (out);
+  /* The library's own words say more than GEGL's "failed to load"; on one
+   * line, without the path it may start with. */
+  if (printed)
+    {
+      size_t n = strlen (path);
+
+      why = g_strdelimit (printed, "\n", ' ');
+      if (strncmp (why, path, n) == 0 && strncmp (why + n, ": ", 2) == 0)
+        why += n + 2;
+    }
   if (memory[0])
     snprintf (error, size, "%s", memory);
   else
     snprintf (error, size, "%s: not a readable %s file%s%s", path, kinds[k].name,
               why ? ": " : "", why ? why : "");
+  g_free (printed);
   return false;
 }
 

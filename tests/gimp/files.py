@@ -11,7 +11,7 @@
 # WebP inputs are compared through a PNG output (their own outputs are
 # lossy); their lossy outputs must still open as the same kind of image.
 #
-# Run by tests/test-gimp.sh inside gimp-console-3.0 (python-fu-eval), with
+# Run by tests/test-gimp.sh inside GIMP 3's console (python-fu-eval), with
 # the tool in CC_TOOL and a scratch folder in CC_FILES_DIR.
 #
 # SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception

@@ -8,7 +8,7 @@
 # explicitly.  8- and 16-bit results agree within one step of the
 # drawable's encoding, 32-bit and float ones within the engine's float
 # bound.
-# Run by tests/test-gimp.sh inside gimp-console-3.0 (python-fu-eval).
+# Run by tests/test-gimp.sh inside GIMP 3's console (python-fu-eval).
 #
 # SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
 

@@ -2,7 +2,7 @@
 # 1D masks, every border mode, selections, layer offsets, masks and channels,
 # every precision, linear light, and every bad input.  Pixels are compared
 # with reference.py, an independent implementation of the definition.
-# Run by tests/test-gimp.sh inside gimp-console-3.0 (python-fu-eval); it
+# Run by tests/test-gimp.sh inside GIMP 3's console (python-fu-eval); it
 # raises at the end when anything failed, which makes GIMP exit non-zero.
 #
 # SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
