@@ -25,7 +25,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export GIMP3_DIRECTORY="$tmp/profile"
 mkdir -p "$GIMP3_DIRECTORY/plug-in-cuda-convolve/presets"
-sh "$srcdir/scripts/gimp-profile.sh" "$GIMP3_DIRECTORY" "$builddir/plug-ins"
+# An absolute path: the kill below tells this run's plug-in by it from
+# another test run's on the same machine.
+plug_ins="$(cd "$builddir" && pwd)/plug-ins"
+sh "$srcdir/scripts/gimp-profile.sh" "$GIMP3_DIRECTORY" "$plug_ins"
 # The user's presets: one good, one broken (skipped with a message), and one
 # that tries to take a shipped id (ignored: the shipped one wins).
 presets="$GIMP3_DIRECTORY/plug-in-cuda-convolve/presets"
@@ -60,11 +63,11 @@ CC_TEST_MODE=fault CUDA_CONVOLVE_FAULT=cpu run python-fu-eval "$env_test" fault
 
 # GIMP's Cancel kills the plug-in: so does this, half a second into the one
 # long call of the "killed" start, and notes when.
-plug_in_pid ()   # the plug-in running a procedure (GIMP passes -run), not a query
+plug_in_pid ()   # this run's plug-in running a procedure (GIMP passes -run), not a query
 {
   for d in /proc/[0-9]*; do
     case "$(tr '\0' ' ' 2>/dev/null <"$d/cmdline")" in
-      */plug-in-cuda-convolve\ *-run*) echo "${d#/proc/}"; return ;;
+      "$plug_ins/plug-in-cuda-convolve/plug-in-cuda-convolve "*-run*) echo "${d#/proc/}"; return ;;
     esac
   done
 }
