@@ -79,32 +79,21 @@ provision ()
   fi
 }
 
+# Each run mounts what it needs in a mount namespace of its own (unshare):
+# runs side by side in one root never see, reuse or unmount each other's
+# mounts, and the kernel drops them when the run ends, killed or not.
 run ()
 {
   here=$(pwd)
-  mounted=""
-  placeholders=""
-  cleanup ()
-  {
-    for m in $mounted; do umount -l "$m" 2>/dev/null || true; done
-    for p in $placeholders; do rm -f "$p"; done
-  }
-  trap cleanup EXIT INT TERM
-  # A run killed before its cleanup, or one still going beside this one,
-  # leaves its mounts in place: they serve this run too, and stay theirs.
   bind ()   # bind SRC DST [ro]
   {
     mkdir -p "$2"
-    mountpoint -q "$2" && return 0
     mount --rbind "$1" "$2"
-    mount --make-rslave "$2"
     [ "${3:-}" = ro ] && mount -o remount,bind,ro "$2" 2>/dev/null || true
-    mounted="$2 $mounted"
   }
-  mountpoint -q "$ROOT/proc" ||
-    { mount -t proc proc "$ROOT/proc" && mounted="$ROOT/proc $mounted"; }
-  mountpoint -q "$ROOT/sys" ||
-    { mount -t sysfs sys "$ROOT/sys" && mounted="$ROOT/sys $mounted"; }
+  mount --make-rprivate /
+  mount -t proc proc "$ROOT/proc"
+  mount -t sysfs sys "$ROOT/sys"
   bind /dev "$ROOT/dev"
   bind "$here" "$ROOT$here"
   if [ -d "$CUDA_HOME/" ]; then
@@ -115,7 +104,7 @@ run ()
   # The host's NVIDIA driver (/dev/nvidia* come with /dev): libcuda and the
   # libraries of its own that it loads, file by file (they may sit among
   # the host's other libraries), on the root's library path; ldconfig there
-  # makes their names.
+  # makes their names.  The files mounted on stay, empty, between runs.
   driver=$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 /{ print $NF; exit }')
   if [ -n "$driver" ]; then
     dir=$(dirname "$(readlink -f "$driver")")
@@ -124,9 +113,8 @@ run ()
     for f in $(readlink -f "$dir"/libcuda.so* "$dir"/libnvidia-*.so* | sort -u); do
       [ -f "$f" ] || continue
       t="$nv/$(basename "$f")"
-      mountpoint -q "$t" && continue
-      : >"$t"
-      mount --bind "$f" "$t" && mounted="$t $mounted" && placeholders="$t $placeholders"
+      [ -e "$t" ] || : >"$t"
+      mount --bind "$f" "$t"
     done
     echo /usr/local/lib/host-nvidia >"$ROOT/etc/ld.so.conf.d/zz-host-nvidia.conf"
     chroot "$ROOT" ldconfig
@@ -138,6 +126,9 @@ run ()
 
 case "${1:-}" in
   provision) provision ;;
-  run) shift; provision; run "$@" ;;
+  run) shift; provision
+       exec unshare --mount env GIMP_VERSION="$GIMP_VERSION" ${GIMP_ROOT:+GIMP_ROOT="$GIMP_ROOT"} sh \
+         "$0" in-namespace "$@" ;;
+  in-namespace) shift; run "$@" ;;
   *) echo "usage: $0 provision | run CMD..." >&2; exit 2 ;;
 esac
