@@ -203,21 +203,33 @@ def test_procedure():
 
 
 def test_fault(mode):
-    """Every call of this GIMP session takes the CPU's path and bytes."""
+    """Every call of this GIMP session takes the CPU's path and bytes.  The
+    CPU's bytes depend on the regions GEGL asks for (a large region may take
+    FFT tiles where a small one sums directly): where the method cpu run was
+    cut into other regions than the fallback (GIMP 3.2 cuts them otherwise
+    than 3.0), its result is matched within one step instead."""
     report = os.path.join(tempfile.mkdtemp(), "report")
+    cpu_report = report + "-cpu"
     for what, props in (("random 31x31, auto", dict(matrix=matrix_text(*((31,) * 2),
                                                                          random_mask(31)[1]),
                                                       normalize=True)),
                         ("box-5, register", dict(preset="box-5", method="register")),
                         ("box-5, auto", dict(preset="box-5"))):
         image, layer, px = photo_image(320, 200, "RGB", "u8")
-        if os.path.exists(report):
-            os.unlink(report)
+        for path in (report, cpu_report):
+            if os.path.exists(path):
+                os.unlink(path)
         gpu = merged(image, layer, report, **props)
         rows = read_report(report)
-        cpu = merged(image, layer, **dict(props, method="cpu"))
-        check(Pixels(gpu, px.fmt, "u8", 3).raw() == Pixels(cpu, px.fmt, "u8", 3).raw(),
-              "%s fault, %s: the CPU's result byte for byte" % (mode, what))
+        cpu = merged(image, layer, cpu_report, **dict(props, method="cpu"))
+        cpu_rows = read_report(cpu_report)
+        if [r[2:] for r in rows] == [r[2:] for r in cpu_rows]:
+            check(Pixels(gpu, px.fmt, "u8", 3).raw() == Pixels(cpu, px.fmt, "u8", 3).raw(),
+                  "%s fault, %s: the CPU's result byte for byte" % (mode, what))
+        else:
+            ok, worst = near(values(px, gpu), values(px, cpu), "u8")
+            check(ok, "%s fault, %s: the CPU's result within one step (method cpu ran in "
+                  "other regions: %s against %s): %s" % (mode, what, cpu_rows, rows, worst))
         check([r[0] for r in rows] == ["cpu"], "%s fault, %s: the CPU ran: %s"
               % (mode, what, rows))
         image.delete()
