@@ -578,20 +578,47 @@ gimp_profile (void)
   return profile;
 }
 
+/* "presets" beside the module or program that holds this code, in the
+ * folder where its file really is (the release links the plug-in and the
+ * tool there), or in the release's folder beside its GEGL module; NULL
+ * where there is none.  A program's own path is /proc/self/exe's (dladdr
+ * gives its argv[0], which may be a bare name). */
+static gchar *
+presets_beside (void)
+{
+  Dl_info self;
+  char *objects[2] = { NULL, realpath ("/proc/self/exe", NULL) };
+  gchar *found = NULL;
+
+  if (dladdr ((void *) presets_beside, &self) && self.dli_fname && strchr (self.dli_fname, '/'))
+    objects[0] = realpath (self.dli_fname, NULL);
+  for (int o = 0; o < 2; o++)
+    {
+      gchar *folder = objects[o] ? g_path_get_dirname (objects[o]) : NULL;
+
+      for (int i = 0; folder && i < 2 && !found; i++)
+        {
+          found = g_build_filename (folder, i ? "gimp-cuda-convolve" : "", "presets", NULL);
+          if (!g_file_test (found, G_FILE_TEST_IS_DIR))
+            g_clear_pointer (&found, g_free);
+        }
+      g_free (folder);
+      free (objects[o]);
+    }
+  return found;
+}
+
 void
 cc_presets_dirs (const gchar *installed, const gchar *plug_in, gchar **shipped_dir,
                  gchar **user_dir)
 {
   const gchar *env = g_getenv ("CUDA_CONVOLVE_PRESET_DIR");
   gchar *profile = gimp_profile ();
-
-  gchar *program = g_file_read_link ("/proc/self/exe", NULL);
-  gchar *folder = program ? g_path_get_dirname (program) : NULL;
-  gchar *beside = folder ? g_build_filename (folder, "presets", NULL) : NULL;
+  gchar *beside = env && *env ? NULL : presets_beside ();
 
   if (env && *env)
     *shipped_dir = g_strdup (env);
-  else if (beside && g_file_test (beside, G_FILE_TEST_IS_DIR))
+  else if (beside)
     *shipped_dir = g_strdup (beside);
   else if (g_file_test (installed, G_FILE_TEST_IS_DIR))
     *shipped_dir = g_strdup (installed);
@@ -599,8 +626,6 @@ cc_presets_dirs (const gchar *installed, const gchar *plug_in, gchar **shipped_d
     *shipped_dir = g_build_filename (profile, "plug-ins", plug_in, "presets", NULL);
   *user_dir = g_build_filename (profile, plug_in, "presets", NULL);
   g_free (beside);
-  g_free (folder);
-  g_free (program);
   g_free (profile);
 }
 

@@ -81,11 +81,13 @@ void       cc_presets_free         (GList          *presets);
 
 /* Where presets are found, one rule for every front end (the plug-in, its
  * dialog, the GEGL operation, the tool): the shipped folder is
- * $CUDA_CONVOLVE_PRESET_DIR; else "presets" beside the running program
- * where it exists (the plug-in's own folder, wherever GIMP keeps it); else
- * 'installed' where it exists; else the plug-in's folder in GIMP's profile
- * ($GIMP3_DIRECTORY or ~/.config/GIMP/3.0), where make install-user puts
- * it.  The user's presets are in the profile under 'plug_in'. */
+ * $CUDA_CONVOLVE_PRESET_DIR; else "presets" beside the program or module
+ * holding this code, where its file really is (the plug-in's own folder,
+ * wherever GIMP keeps it; the release's folder), or in "gimp-cuda-convolve"
+ * beside it (the GEGL module of the release); else 'installed' where it
+ * exists; else the plug-in's folder in GIMP's profile ($GIMP3_DIRECTORY,
+ * or the running GIMP's, or the newest GIMP 3 one), where make install-user
+ * puts it.  The user's presets are in the profile under 'plug_in'. */
 void       cc_presets_dirs         (const gchar    *installed,
                                     const gchar    *plug_in,
                                     gchar         **shipped_dir,

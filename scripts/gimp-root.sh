@@ -5,6 +5,11 @@
 # GIMP 3.2.6.  Each root lives outside the clone, apart from the other, and
 # is reused.  See README.md, "Install".
 #
+# GIMP_ROOT_KIND=user makes and enters the same system as a GIMP user has it:
+# GIMP, its Python and the gegl tool, and nothing to build with (no
+# compiler, no -dev packages, no CUDA toolkit), where the release's test
+# installs it (scripts/test-release.sh).
+#
 #   scripts/gimp-root.sh provision     create the root if it is missing
 #   scripts/gimp-root.sh run CMD...    run CMD inside it, in this directory
 set -eu
@@ -16,7 +21,12 @@ case "$GIMP_VERSION" in
   3.2) DIST=forky; SCRIPT=/usr/share/debootstrap/scripts/sid ;;
   *) echo "gimp-root: GIMP_VERSION is 3.0 or 3.2, not '$GIMP_VERSION'" >&2; exit 2 ;;
 esac
-ROOT=${GIMP_ROOT:-/var/cache/gimp-cuda-convolve/$DIST}
+KIND=${GIMP_ROOT_KIND:-dev}
+case "$KIND" in
+  dev) ROOT=${GIMP_ROOT:-/var/cache/gimp-cuda-convolve/$DIST} ;;
+  user) ROOT=${GIMP_ROOT:-/var/cache/gimp-cuda-convolve/$DIST-user} ;;
+  *) echo "gimp-root: GIMP_ROOT_KIND is dev or user, not '$KIND'" >&2; exit 2 ;;
+esac
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 # A testing suite's Release file may be past its Valid-Until on a mirror
 # that lags; the packages are still signed.
@@ -26,8 +36,9 @@ APT="apt-get -o Acquire::Check-Valid-Until=false"
 PACKAGES="gimp libgimp-3.0-dev libgegl-dev gegl gcc g++ make autoconf automake
           pkg-config python3-gi gir1.2-gimp-3.0 xvfb xauth imagemagick x11-utils
           xdotool ca-certificates libfftw3-dev libpng-dev libjpeg-dev libwebp-dev
-          liblcms2-dev libgexiv2-dev"
+          liblcms2-dev xz-utils"
 [ "$DIST" = forky ] && PACKAGES="$PACKAGES g++-15"
+[ "$KIND" = user ] && PACKAGES="gimp python3-gi gir1.2-gimp-3.0 gegl xz-utils"
 # The package list a root was last completed with: a root from before a
 # package joined the list gets what it lacks.
 STAMP=etc/gimp-cuda-convolve-packages
@@ -71,7 +82,7 @@ provision ()
     { apt-get update -qq && apt-get install -y -qq debootstrap >/dev/null 2>&1; }
   mkdir -p "$(dirname "$ROOT")"
   log="$ROOT.log"
-  echo "gimp-root: installing GIMP $GIMP_VERSION in a Debian $DIST root, $ROOT (about two minutes, once)" >&2
+  echo "gimp-root: installing GIMP $GIMP_VERSION in a Debian $DIST root ($KIND), $ROOT (about two minutes, once)" >&2
   if ! (provision_root) >"$log" 2>&1; then
     echo "gimp-root: that failed; the end of $log:" >&2
     tail -20 "$log" >&2
@@ -96,7 +107,7 @@ run ()
   mount -t sysfs sys "$ROOT/sys"
   bind /dev "$ROOT/dev"
   bind "$here" "$ROOT$here"
-  if [ -d "$CUDA_HOME/" ]; then
+  if [ "$KIND" = dev ] && [ -d "$CUDA_HOME/" ]; then
     real=$(readlink -f "$CUDA_HOME")
     bind "$real" "$ROOT$real" ro
     [ "$real" = /usr/local/cuda ] || ln -sfn "$real" "$ROOT/usr/local/cuda"
@@ -127,7 +138,8 @@ run ()
 case "${1:-}" in
   provision) provision ;;
   run) shift; provision
-       exec unshare --mount env GIMP_VERSION="$GIMP_VERSION" ${GIMP_ROOT:+GIMP_ROOT="$GIMP_ROOT"} sh \
+       exec unshare --mount env GIMP_VERSION="$GIMP_VERSION" GIMP_ROOT_KIND="$KIND" \
+         ${GIMP_ROOT:+GIMP_ROOT="$GIMP_ROOT"} sh \
          "$0" in-namespace "$@" ;;
   in-namespace) shift; run "$@" ;;
   *) echo "usage: $0 provision | run CMD..." >&2; exit 2 ;;

@@ -9,6 +9,11 @@
 # is usable, the suites again on it, with gpu.py and GPU faults.  GIMP finds
 # the uninstalled plug-in through a scratch profile.  Skips (77) only where
 # GIMP 3 cannot be found.
+#
+# CC_INSTALLED=1: the same against the release as its install.sh put it for
+# this user (a scratch HOME: the test adds presets to the profile): the
+# plug-in in GIMP's own profile, the operation in GEGL's user module
+# folder, the tool in ~/.local/bin, the presets they find themselves.
 set -u
 srcdir="${top_srcdir:-.}"
 builddir="${top_builddir:-.}"
@@ -16,22 +21,42 @@ gimp=$(sh "$srcdir/scripts/gimp-console.sh") || {
   echo "SKIP: GIMP 3's console (gimp-console-3) not found"
   exit 77
 }
-if [ ! -x "$builddir/plug-ins/plug-in-cuda-convolve/plug-in-cuda-convolve" ]; then
-  echo "SKIP: the plug-in was not built (configured without GIMP)"
+tmp=$(mktemp -d)
+if [ -n "${CC_INSTALLED:-}" ]; then
+  # GIMP's own profile for this user, as libgimp names it.
+  profile=$(python3 -c 'import gi; gi.require_version("Gimp", "3.0")
+from gi.repository import Gimp; print(Gimp.directory())' 2>/dev/null)
+  plug_ins="$profile/plug-ins"
+  data="${XDG_DATA_HOME:-$HOME/.local/share}"
+  tool="$HOME/.local/bin/cuda-convolve"
+  presets="$profile/plug-in-cuda-convolve/presets"
+  trap 'rm -rf "$tmp" "$presets/my-blur.preset" "$presets/broken.preset" "$presets/box-3.preset"' EXIT
+  export GIMP3_DIRECTORY="$profile"
+else
+  # An absolute path: the kill below tells this run's plug-in by it from
+  # another test run's on the same machine.
+  plug_ins="$(cd "$builddir" && pwd)/plug-ins"
+  data="$tmp/data"
+  tool="$(cd "$builddir" && pwd)/tools/cuda-convolve"
+  trap 'rm -rf "$tmp"' EXIT
+  export GIMP3_DIRECTORY="$tmp/profile"
+  presets="$GIMP3_DIRECTORY/plug-in-cuda-convolve/presets"
+  sh "$srcdir/scripts/gimp-profile.sh" "$GIMP3_DIRECTORY" "$plug_ins"
+  # The operation where GEGL will look, for the runs that use it.
+  if [ -f "$builddir/gegl/cuda-convolve-gpl3.so" ]; then
+    mkdir -p "$data/gegl-0.4/plug-ins"
+    cp "$builddir/gegl/cuda-convolve-gpl3.so" "$data/gegl-0.4/plug-ins/"
+  fi
+fi
+if [ ! -x "$plug_ins/plug-in-cuda-convolve/plug-in-cuda-convolve" ]; then
+  echo "SKIP: no plug-in in $plug_ins (configured without GIMP, or not installed)"
   exit 77
 fi
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export GIMP3_DIRECTORY="$tmp/profile"
-mkdir -p "$GIMP3_DIRECTORY/plug-in-cuda-convolve/presets"
-# An absolute path: the kill below tells this run's plug-in by it from
-# another test run's on the same machine.
-plug_ins="$(cd "$builddir" && pwd)/plug-ins"
-sh "$srcdir/scripts/gimp-profile.sh" "$GIMP3_DIRECTORY" "$plug_ins"
+# The runs before the operation's must not see it, nor any the user has.
+export XDG_DATA_HOME="$tmp/no-data"
+mkdir -p "$presets"
 # The user's presets: one good, one broken (skipped with a message), and one
 # that tries to take a shipped id (ignored: the shipped one wins).
-presets="$GIMP3_DIRECTORY/plug-in-cuda-convolve/presets"
 printf '[Preset]\nName=My blur\nWidth=3\nHeight=1\nRow1=1,2,1\nDivisor=4\n' >"$presets/my-blur.preset"
 printf '[Preset]\nName=Broken\nWidth=2\n' >"$presets/broken.preset"
 printf '[Preset]\nName=Fake box\nWidth=1\nHeight=1\nRow1=7\n' >"$presets/box-3.preset"
@@ -108,13 +133,11 @@ wait $killer 2>/dev/null
 # With the GEGL operation where GEGL looks for modules: the procedure then
 # applies through it.  The runs above had none, so they covered the
 # plug-in's own pixel path, the fallback.
-module="$builddir/gegl/cuda-convolve-gpl3.so"
-if [ -f "$module" ]; then
-  export XDG_DATA_HOME="$tmp/data"
-  mkdir -p "$XDG_DATA_HOME/gegl-0.4/plug-ins"
-  cp "$module" "$XDG_DATA_HOME/gegl-0.4/plug-ins/"
-  export CUDA_CONVOLVE_PRESET_DIR="$srcdir/presets" CC_GEGL_DIR="$tmp/gegl" \
-    CC_TOOL="$(cd "$builddir" && pwd)/tools/cuda-convolve"
+if [ -f "$data/gegl-0.4/plug-ins/cuda-convolve-gpl3.so" ]; then
+  export XDG_DATA_HOME="$data" CC_GEGL_DIR="$tmp/gegl" CC_TOOL="$tool"
+  # The build tree's operation and tool find the shipped presets here; the
+  # installed ones find their own.
+  [ -n "${CC_INSTALLED:-}" ] || export CUDA_CONVOLVE_PRESET_DIR="$srcdir/presets"
   mkdir -p "$CC_GEGL_DIR"
   # The gegl tool on a PNG and a float TIFF, for op.py to compare.
   cp "$srcdir/data/sample.png" "$CC_GEGL_DIR/in.png"
@@ -132,7 +155,7 @@ if [ -f "$module" ]; then
   # The tool's outputs of files GIMP exported, opened in GIMP beside the
   # procedure's result on GIMP's own load of each file.
   mkdir -p "$tmp/files"
-  CC_TOOL="$(cd "$builddir" && pwd)/tools/cuda-convolve" CC_FILES_DIR="$tmp/files" \
+  CC_FILES_DIR="$tmp/files" \
     run python-fu-eval "exec(open('$srcdir/tests/gimp/files.py').read())" files
   # Eight GEGL threads give one's result.
   for n in 1 8; do
@@ -155,7 +178,7 @@ if [ -f "$module" ]; then
   # launches and allocations, and a trap that leaves CUDA unusable for the
   # rest of GIMP's session.  Each fault's warning is printed once.
   printf 'P5\n3 3\n255\n012345678' >"$tmp/probe.pgm"
-  if env -u CUDA_CONVOLVE_NO_GPU "$builddir/tools/cuda-convolve" --method register \
+  if env -u CUDA_CONVOLVE_NO_GPU "$tool" --method register \
        "$tmp/probe.pgm" "$tmp/probe-out.pgm" 2>"$tmp/probe.log"; then
     unset CUDA_CONVOLVE_NO_GPU
     export CC_GPU=1
@@ -164,7 +187,7 @@ if [ -f "$module" ]; then
     run python-fu-eval "exec(open('$srcdir/tests/gimp/procedure.py').read())" procedure-gpu
     run python-fu-eval "exec(open('$srcdir/tests/gimp/op.py').read())" op-gpu
     run python-fu-eval "exec(open('$srcdir/tests/gimp/parity.py').read())" parity-gpu
-    CC_TOOL="$(cd "$builddir" && pwd)/tools/cuda-convolve" CC_FILES_DIR="$tmp/files" \
+    CC_FILES_DIR="$tmp/files" \
       run python-fu-eval "exec(open('$srcdir/tests/gimp/files.py').read())" files-gpu
     for fault in launch alloc trap; do
       CUDA_CONVOLVE_FAULT=$fault CC_TEST_MODE=$fault \

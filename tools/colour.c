@@ -4,10 +4,12 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
-#include <gexiv2/gexiv2.h>
+#include <glib-object.h>
 #include <lcms2.h>
 
 #include "colour.h"
@@ -185,32 +187,73 @@ colour_space_linear (const Babl *space)
   return babl_space_is_gray (space) ? NULL : babl_space_with_trc (space, babl_trc ("linear"));
 }
 
-/* gexiv2's getters that report errors: the plain ones since 0.16, which
- * deprecated the try_ ones that older versions have. */
-#ifdef HAVE_GEXIV2_GETTERS_WITH_ERROR
-#define exif_has_tag gexiv2_metadata_has_tag
-#define exif_tag_long gexiv2_metadata_get_tag_long
-#define exif_tag_string gexiv2_metadata_get_tag_string
-#define exif_orientation gexiv2_metadata_get_orientation
-#else
-#define exif_has_tag gexiv2_metadata_try_has_tag
-#define exif_tag_long gexiv2_metadata_try_get_tag_long
-#define exif_tag_string gexiv2_metadata_try_get_tag_string
-#define exif_orientation gexiv2_metadata_try_get_orientation
-#endif
+/* gexiv2, GIMP's own library for Exif and XMP, is loaded when first needed:
+ * its soname differs between the distributions GIMP 3 runs on (Debian 13's
+ * 0.14 is libgexiv2.so.2, forky's 0.16 libgexiv2-0.16.so.4), so a tool
+ * built on one runs on the other.  0.16 gave its plain getters an error
+ * argument and deprecated the try_ ones that 0.12 to 0.14 have for it:
+ * each library's own current names. */
+typedef struct _Metadata Metadata;
+
+static const struct
+{
+  const char *soname, *has_tag, *tag_long, *tag_string, *orientation;
+} gexiv2_libraries[] = {
+  { "libgexiv2-0.16.so.4", "gexiv2_metadata_has_tag", "gexiv2_metadata_get_tag_long",
+    "gexiv2_metadata_get_tag_string", "gexiv2_metadata_get_orientation" },
+  { "libgexiv2.so.2", "gexiv2_metadata_try_has_tag", "gexiv2_metadata_try_get_tag_long",
+    "gexiv2_metadata_try_get_tag_string", "gexiv2_metadata_try_get_orientation" },
+};
+
+static struct
+{
+  gboolean   (*initialize) (void);
+  Metadata  *(*metadata_new) (void);
+  gboolean   (*open_path) (Metadata *, const gchar *, GError **);
+  gboolean   (*has_tag) (Metadata *, const gchar *, GError **);
+  glong      (*tag_long) (Metadata *, const gchar *, GError **);
+  gchar     *(*tag_string) (Metadata *, const gchar *, GError **);
+  gint       (*orientation) (Metadata *, GError **);
+  bool       loaded;
+} gexiv2;
+
+static gpointer
+load_gexiv2 (gpointer unused)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS (gexiv2_libraries) && !gexiv2.loaded; i++)
+    {
+      void *lib = dlopen (gexiv2_libraries[i].soname, RTLD_NOW | RTLD_LOCAL);
+
+      if (!lib)
+        continue;
+      *(void **) &gexiv2.initialize = dlsym (lib, "gexiv2_initialize");
+      *(void **) &gexiv2.metadata_new = dlsym (lib, "gexiv2_metadata_new");
+      *(void **) &gexiv2.open_path = dlsym (lib, "gexiv2_metadata_open_path");
+      *(void **) &gexiv2.has_tag = dlsym (lib, gexiv2_libraries[i].has_tag);
+      *(void **) &gexiv2.tag_long = dlsym (lib, gexiv2_libraries[i].tag_long);
+      *(void **) &gexiv2.tag_string = dlsym (lib, gexiv2_libraries[i].tag_string);
+      *(void **) &gexiv2.orientation = dlsym (lib, gexiv2_libraries[i].orientation);
+      gexiv2.loaded = gexiv2.initialize && gexiv2.metadata_new && gexiv2.open_path &&
+                      gexiv2.has_tag && gexiv2.tag_long && gexiv2.tag_string &&
+                      gexiv2.orientation && gexiv2.initialize ();
+      if (!gexiv2.loaded)
+        dlclose (lib);
+    }
+  return NULL;
+}
 
 /* The value of a numeric tag, or -1. */
 static long
-tag_long (GExiv2Metadata *md, const char *tag)
+tag_long (Metadata *md, const char *tag)
 {
-  return exif_has_tag (md, tag, NULL) ? exif_tag_long (md, tag, NULL) : -1;
+  return gexiv2.has_tag (md, tag, NULL) ? gexiv2.tag_long (md, tag, NULL) : -1;
 }
 
 /* Exif's ColorSpace (XMP's where Exif has none): 1 sRGB, 2 Adobe RGB; for
  * 0xffff (uncalibrated) the interoperability index (R03 Adobe RGB, R98
  * sRGB), then Nikon's and Canon's maker notes, which use 1 and 2 alike. */
 static bool
-names_adobe_rgb (GExiv2Metadata *md)
+names_adobe_rgb (Metadata *md)
 {
   static const char *const makers[] = { "Exif.Nikon3.ColorSpace", "Exif.Canon.ColorSpace" };
   long cs = tag_long (md, "Exif.Photo.ColorSpace");
@@ -221,7 +264,7 @@ names_adobe_rgb (GExiv2Metadata *md)
     return cs == 2;
   if (cs == 0xffff)
     {
-      gchar *index = exif_tag_string (md, "Exif.Iop.InteroperabilityIndex", NULL);
+      gchar *index = gexiv2.tag_string (md, "Exif.Iop.InteroperabilityIndex", NULL);
       bool adobe = g_strcmp0 (index, "R03") == 0, srgb = g_strcmp0 (index, "R98") == 0;
 
       g_free (index);
@@ -238,22 +281,28 @@ names_adobe_rgb (GExiv2Metadata *md)
   return false;
 }
 
-void
+bool
 colour_metadata (const char *path, int *orientation, bool *adobe_rgb)
 {
-  GExiv2Metadata *md;
+  static GOnce once = G_ONCE_INIT;
+  Metadata *md;
 
   *orientation = 1;
   *adobe_rgb = false;
-  if (!gexiv2_initialize () || !(md = gexiv2_metadata_new ()))
-    return;
-  if (gexiv2_metadata_open_path (md, path, NULL))
+  g_once (&once, load_gexiv2, NULL);
+  if (!gexiv2.loaded)
+    return false;
+  if (!(md = gexiv2.metadata_new ()))
+    return true;
+  if (gexiv2.open_path (md, path, NULL))
     {
-      GExiv2Orientation o = exif_orientation (md, NULL);
+      /* Exif's orientations, 1 (normal) to 8 (turned 270 degrees). */
+      gint o = gexiv2.orientation (md, NULL);
 
-      if (o >= GEXIV2_ORIENTATION_NORMAL && o <= GEXIV2_ORIENTATION_ROT_270)
-        *orientation = (int) o;
+      if (o >= 1 && o <= 8)
+        *orientation = o;
       *adobe_rgb = names_adobe_rgb (md);
     }
   g_object_unref (md);
+  return true;
 }

@@ -44,8 +44,8 @@ const Babl *colour_space_from_exr     (const double *chrm);
 /* What a file's Exif and XMP say: its orientation (1 to 8, Exif's values;
  * 1 where there is none) and whether its colour space tags name Adobe RGB,
  * for which GIMP tags an image without a profile with its Adobe RGB (1998)
- * compatible profile. */
-void        colour_metadata           (const char *path, int *orientation, bool *adobe_rgb);
+ * compatible profile.  False where gexiv2 could not be loaded (1 and no). */
+bool        colour_metadata           (const char *path, int *orientation, bool *adobe_rgb);
 /* That Adobe RGB (1998) space, for RGB images. */
 const Babl *colour_space_adobe_rgb    (void);
 

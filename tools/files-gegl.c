@@ -478,7 +478,18 @@ files_load (const char *path, FileImage *out, char *error, size_t size)
     return false;
   /* What GIMP does after its loader: an untagged RGB image whose metadata
    * names Adobe RGB is tagged so, and the image is turned upright. */
-  colour_metadata (path, &orientation, &adobe_rgb);
+  if (!colour_metadata (path, &orientation, &adobe_rgb))
+    {
+      static gsize said;
+
+      if (g_once_init_enter (&said))
+        {
+          fprintf (stderr, "cuda-convolve: gexiv2 (libgexiv2-0.16.so.4 or libgexiv2.so.2) "
+                           "was not found: files are taken unturned, without their Exif "
+                           "colour space\n");
+          g_once_init_leave (&said, 1);
+        }
+    }
   if (adobe_rgb && !out->tagged && out->image.channels - out->alpha >= 3)
     {
       const Babl *adobe = colour_space_adobe_rgb ();

@@ -1,0 +1,113 @@
+#!/bin/sh
+# Installs gimp-cuda-convolve from this folder, for you (no root) or, with
+# --system, for everyone: the convolution for GIMP 3 on an NVIDIA GPU
+# (plug-in-cuda-convolve), the GEGL operation cuda:convolve, and the
+# cuda-convolve tool.  Needs GIMP 3.0 or 3.2 and, for the GPU, the NVIDIA
+# driver (580 or later); nothing else.  Run it again to upgrade in place;
+# uninstall.sh removes exactly what it installed.
+#
+#   ./install.sh [--system]
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+name=gimp-cuda-convolve
+plugin=plug-in-cuda-convolve
+
+usage () { echo "usage: $0 [--system]" >&2; exit 2; }
+system=no flag=
+for a in "$@"; do
+  case $a in
+    --system) system=yes flag=--system ;;
+    -h|--help) sed -n '2,9p' "$0" | cut -c3-; exit 0 ;;
+    *) usage ;;
+  esac
+done
+
+# Where things go.  The release's folder (H) lies inside GEGL's module
+# folder, where the GEGL module finds the engine beside it; the plug-in and
+# the tool are links to their files in H, so that each loads the one engine.
+if [ $system = yes ]; then
+  [ "$(id -u)" = 0 ] || { echo "install: --system needs root" >&2; exit 1; }
+  gegl_dir=
+  for d in /usr/lib/x86_64-linux-gnu/gegl-0.4 /usr/lib64/gegl-0.4 /usr/lib/gegl-0.4; do
+    [ -d "$d" ] && { gegl_dir=$d; break; }
+  done
+  [ -n "$gegl_dir" ] || { echo "install: GEGL 0.4's module folder was not found: is GIMP 3 installed?" >&2; exit 1; }
+  plugin_dirs=
+  for d in /usr/lib/x86_64-linux-gnu/gimp/3.0/plug-ins /usr/lib64/gimp/3.0/plug-ins /usr/lib/gimp/3.0/plug-ins; do
+    [ -d "$d" ] && plugin_dirs="$plugin_dirs $d"
+  done
+  bin_dir=/usr/local/bin
+else
+  gegl_dir=${XDG_DATA_HOME:-$HOME/.local/share}/gegl-0.4/plug-ins
+  config=${XDG_CONFIG_HOME:-$HOME/.config}/GIMP
+  # Every GIMP 3 profile there is, and one for each GIMP 3 installed here
+  # that has not started yet (its profile is named for its version).
+  versions=$(ls -d "$config"/3.* 2>/dev/null | sed 's|.*/||')
+  for c in gimp-console-3.0 gimp-console-3.2 gimp-console-3.4 gimp-console-3.6; do
+    command -v $c >/dev/null 2>&1 && versions="$versions ${c#gimp-console-}"
+  done
+  plugin_dirs=
+  for v in $(echo $versions | tr ' ' '\n' | grep -E '^3\.[0-9]+$' | sort -u); do
+    plugin_dirs="$plugin_dirs $config/$v/plug-ins"
+  done
+  bin_dir=$HOME/.local/bin
+fi
+if [ -z "$plugin_dirs" ]; then
+  if command -v flatpak >/dev/null 2>&1 && flatpak info org.gimp.GIMP >/dev/null 2>&1 ||
+     [ -d "$HOME/.var/app/org.gimp.GIMP" ]; then
+    echo "install: this GIMP is the Flatpak (org.gimp.GIMP), which is not supported yet:" >&2
+    echo "  it runs in a sandbox with its own GEGL and libraries, and sees neither GEGL's" >&2
+    echo "  module folder here nor the NVIDIA driver's libraries outside it.  Install GIMP 3" >&2
+    echo "  from your distribution, then run this again." >&2
+  else
+    echo "install: no GIMP 3 was found (gimp-console-3.0 or 3.2, or a GIMP 3 profile)" >&2
+  fi
+  exit 1
+fi
+home=$gegl_dir/$name
+manifest=$home/installed-files
+
+# An earlier install is removed first, by its own list.
+if [ -f "$manifest" ]; then sh "$here/uninstall.sh" $flag --quiet; fi
+
+made=""
+note () { made="$made$1
+"; }
+mkdirs ()   # the folders of a path that do not exist yet, noted outermost first
+{
+  [ -d "$1" ] && return 0
+  mkdirs "$(dirname "$1")"
+  mkdir "$1" && note "$1/"
+}
+put ()   # put SOURCE DEST MODE
+{
+  cp "$1" "$2.new" && chmod "$3" "$2.new" && mv -f "$2.new" "$2" && note "$2"
+}
+link ()   # link TARGET NAME
+{
+  ln -sfn "$1" "$2" && note "$2"
+}
+
+mkdirs "$home/presets"
+put "$here/lib/libcudaconvolve.so.0" "$home/libcudaconvolve.so.0" 755
+put "$here/$plugin/$plugin" "$home/$plugin" 755
+put "$here/bin/cuda-convolve" "$home/cuda-convolve" 755
+for p in "$here/$plugin/presets/"*.preset; do put "$p" "$home/presets/${p##*/}" 644; done
+put "$here/uninstall.sh" "$home/uninstall.sh" 755
+put "$here/gegl/cuda-convolve-gpl3.so" "$gegl_dir/cuda-convolve-gpl3.so" 755
+for d in $plugin_dirs; do
+  mkdirs "$d/$plugin"
+  link "$home/$plugin" "$d/$plugin/$plugin"
+  link "$home/presets" "$d/$plugin/presets"
+done
+mkdirs "$bin_dir"
+link "$home/cuda-convolve" "$bin_dir/cuda-convolve"
+printf '%s' "$made" >"$manifest"
+
+echo "installed gimp-cuda-convolve $(cat "$here/VERSION" 2>/dev/null):"
+echo "  the engine, the plug-in, the tool and the presets in $home"
+echo "  the GEGL operation cuda:convolve in $gegl_dir"
+for d in $plugin_dirs; do echo "  the plug-in for GIMP in $d/$plugin"; done
+echo "  the tool as $bin_dir/cuda-convolve"
+echo "Restart GIMP, then Filters > Generic > CUDA Convolution Matrix...  To remove it all: $home/uninstall.sh $flag"
+case ":$PATH:" in *":$bin_dir:"*) ;; *) echo "($bin_dir is not on your PATH: add it to run cuda-convolve by name.)" ;; esac
