@@ -398,6 +398,87 @@ bench_2d (CcContext *ctx, int size)
   free (host.data);
 }
 
+/* fft with this project's transforms against fft with cuFFT's rows (a
+ * context made with CUDA_CONVOLVE_CUFFT naming the toolkit's library), on
+ * the same image and masks, alternately, several rounds: each figure the
+ * median of its rounds' medians. */
+static void
+bench_fft_transforms (CcContext *own, int size)
+{
+  static const int masks[] = { 31, 127, 511, 1023 };
+  const int64_t n = (int64_t) size * size * channels;
+  const size_t bytes = n * sizeof (float);
+  CcImage host = { malloc (bytes), CC_TYPE_FLOAT, channels, size, size,
+                   size * channels * (int64_t) sizeof (float), false };
+  CcImage src = host, dst = host;
+  static double values[1023 * 1023];
+  CcContext *with_cufft;
+  CcOptions o;
+  char why[256];
+
+  setenv ("CUDA_CONVOLVE_CUFFT", CUDA_LIB_DIR "/libcufft.so.12", 1);
+  with_cufft = cc_context_new ();
+  unsetenv ("CUDA_CONVOLVE_CUFFT");
+  if (cc_context_gpu_status (with_cufft, why, sizeof why) != CC_OK)
+    {
+      printf ("(fft against cuFFT: no second context: %s)
+", why);
+      cc_context_free (with_cufft);
+      free (host.data);
+      return;
+    }
+  src.on_device = dst.on_device = true;
+  for (int64_t i = 0; i < n; i++)
+    ((float *) host.data)[i] = bench_rand01 ();
+  bench_die (cudaMalloc (&src.data, bytes), "alloc");
+  bench_die (cudaMalloc (&dst.data, bytes), "alloc");
+  bench_die (cudaMemcpy (src.data, host.data, bytes, cudaMemcpyHostToDevice), "upload");
+  cc_options_init (&o);
+  o.method = CC_METHOD_FFT;
+  printf ("\nfft's transforms: this project's against cuFFT's rows (the columns are ours in "
+          "both), %dx%d %d-channel float on the GPU, ms, median of 5 alternating rounds\n",
+          size, size, channels);
+  printf ("| mask | own | cuFFT rows | own / cuFFT | checked |\n|---|---|---|---|---|\n");
+  csv_table = "fft-transforms";
+  for (size_t m = 0; m < sizeof masks / sizeof masks[0]; m++)
+    {
+      const int k = masks[m];
+      CcMask mask = { k, k, values, 0.0, 0.0 };
+      double t[2][5], med[2], worst = 0.0;
+      char name[32];
+      bool ok = true;
+
+      if (only_mask && k != only_mask)
+        continue;
+      for (int i = 0; i < k * k; i++)
+        mask.divisor += values[i] = bench_rand01 () - 0.25;
+      for (int round = 0; round < 5 && ok; round++)
+        for (int side = 0; side < 2 && ok; side++)
+          {
+            double e;
+
+            bench_die (cudaMemset (dst.data, 0xff, bytes), "poison");
+            t[side][round] = time_method (side ? with_cufft : own, &src, &dst, &mask, &o, &ok);
+            /* The gold of a 1023x1023 mask takes seconds: each side once. */
+            if (ok && round == 0 && (e = spot_check (&host, &dst, &mask, &o)) > worst)
+              worst = e;
+          }
+      if (!ok)
+        continue;
+      for (int side = 0; side < 2; side++)
+        med[side] = bench_median (t[side], 5);
+      snprintf (name, sizeof name, "%dx%d", k, k);
+      printf ("| %s | %.3f | %.3f | %.2fx | %s (worst %.2g of the bound) |\n", name, med[0],
+              med[1], med[0] / med[1], worst <= 1.0 ? "yes" : "NO", worst);
+      csv_line (name, k, "fft own", med[0]);
+      csv_line (name, k, "fft cuFFT rows", med[1]);
+    }
+  cc_context_free (with_cufft);
+  cudaFree (src.data);
+  cudaFree (dst.data);
+  free (host.data);
+}
+
 static void
 bench_1d (CcContext *ctx, int64_t n, int taps)
 {
@@ -491,6 +572,8 @@ main (int argc, char **argv)
              "table,mask,k,series,ms\n", cc_context_device_name (ctx), gflops / 1e3, RUNS);
 
   bench_2d (ctx, size);
+  if (!only || strcmp (only, "fft") == 0)
+    bench_fft_transforms (ctx, size);
   if (!no_1d)
     {
       bench_1d (ctx, (int64_t) 1 << 22, 25);

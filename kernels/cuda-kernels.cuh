@@ -257,10 +257,9 @@ cudaError_t cc_register_launch       (const ConvArgs &args, const DeviceFacts &f
 
 /* fft.cu: the fft method.  cc_fft_bytes is what a job's strips of w x h
  * need on the device (their planes, and with alpha weighting the list of
- * pixels computed exactly); cuFFT's own work area comes on top (about as
- * much again).  cc_fft_strip_rows rounds a strip's rows to whole tiles. */
+ * pixels computed exactly).  cc_fft_strip_rows rounds a strip's rows to
+ * whole tiles. */
 struct CcFftState;
-bool        cc_fft_available   (char *message, size_t size);
 size_t      cc_fft_bytes       (const CcJob *job, int w, int h);
 int64_t     cc_fft_strip_rows  (const CcJob *job, int64_t rows);
 CcFftState *cc_fft_state_new   (void);

@@ -141,6 +141,7 @@ cc_gpu_new (const CcEnv *env, int threads)
   if (!g)
     return NULL;
   g->no_gpu = env->no_gpu;
+  g->fft_cufft_rows = env->cufft && *env->cufft;
   /* Off: one strip where the image fits, the driver's own copies. */
   g->pipeline = env->pipeline;
   /* Staging copies on the context's threads up to 16, the caller's

@@ -1,11 +1,13 @@
 /* Method "fft": the input region a strip needs (its output plus the mask's
- * halo, border resolved) is padded into planes whose sides have only the
- * factors 2, 3, 5 and 7, transformed, multiplied by the conjugate of the
- * mask's spectrum (correlation, as the definition is), and transformed
- * back: by cuFFT, but for tiles 256 to 1024 tall, whose column transforms
- * and product are one kernel of this file (fft_columns).  cuFFT is loaded
- * with dlopen on first use, so the plug-in and the tool run where it is
- * absent; then this method says so.
+ * halo, border resolved) is cut into tiles whose sides are powers of two
+ * from 256 to 4096, transformed, multiplied by the conjugate of the mask's
+ * spectrum (correlation, as the definition is), and transformed back, all
+ * by this file's kernels: the rows, real to complex and back, by
+ * fft_rows_forward and fft_rows_inverse; the columns with the product in
+ * one kernel, fft_columns for tiles 256 to 1024 tall and
+ * fft_columns_staged for taller ones.  Nothing of the CUDA toolkit is
+ * needed at run time.  For comparison on the bench, a context made with
+ * CUDA_CONVOLVE_CUFFT naming cuFFT's library transforms the rows with it.
  *
  * With alpha weighting, each tile's planes are the colour premultiplied by
  * alpha, alpha, the plain colour and |alpha|, that last one times |mask|'s
@@ -26,7 +28,11 @@
 
 #include <cufft.h>   /* types only: the library is loaded at run time */
 
+#include "fft-dft.cuh"
 #include "gpu.cuh"
+
+/* ---- cuFFT, for the rows, where CUDA_CONVOLVE_CUFFT names it (the bench's
+ * comparison): loaded with dlopen, once ---- */
 
 typedef cufftResult (*PlanManyFn) (cufftHandle *, int, int *, int *, int, int, int *, int,
                                    int, cufftType, int);
@@ -50,19 +56,13 @@ static void
 load_cufft (void)
 {
   CcEnv env;
-  const char *names[] = { NULL, "libcufft.so.12", CUDA_LIB_DIR "/libcufft.so.12",
-                          "/usr/local/cuda/lib64/libcufft.so.12", "libcufft.so" };
-  void *lib = NULL;
+  void *lib;
 
   cc_env_read (&env);
-  names[0] = env.cufft;
-  for (size_t i = 0; i < sizeof names / sizeof names[0] && !lib; i++)
-    if (names[i] && *names[i])
-      lib = dlopen (names[i], RTLD_NOW | RTLD_LOCAL);
-  if (!lib)
+  if (!(lib = dlopen (env.cufft, RTLD_NOW | RTLD_LOCAL)))
     {
-      snprintf (cufft.why, sizeof cufft.why,
-                "cuFFT (libcufft.so.12) was not found; set CUDA_CONVOLVE_CUFFT to its path");
+      snprintf (cufft.why, sizeof cufft.why, "cuFFT (CUDA_CONVOLVE_CUFFT=%s) was not loaded",
+                env.cufft);
       return;
     }
   cufft.plan_many  = (PlanManyFn) dlsym (lib, "cufftPlanMany");
@@ -75,30 +75,16 @@ load_cufft (void)
     snprintf (cufft.why, sizeof cufft.why, "the cuFFT library found lacks cufftPlanMany");
 }
 
-bool
-cc_fft_available (char *message, size_t size)
+/* Whether a context's fft takes cuFFT's rows: only where the environment
+ * named it when the context was made; then cuFFT is loaded (cufft.why
+ * says where that failed). */
+static bool
+cufft_rows (const struct _CcGpu *g)
 {
+  if (!g->fft_cufft_rows)
+    return false;
   pthread_once (&cufft.once, load_cufft);
-  if (cufft.why[0])
-    snprintf (message, size, "%s", cufft.why);
-  return !cufft.why[0];
-}
-
-/* The smallest even n >= x whose only prime factors are 2, 3, 5 and 7. */
-static int
-smooth (int x)
-{
-  static const int primes[] = { 2, 3, 5, 7 };
-
-  for (int n = x + (x & 1);; n += 2)
-    {
-      int m = n;
-      for (int p : primes)
-        while (m % p == 0)
-          m /= p;
-      if (m == 1)
-        return n;
-    }
+  return true;
 }
 
 /* Overlap-save: the output is cut into tiles of S x S' pixels; each is
@@ -114,36 +100,30 @@ struct Axis
 
 /* A transform's time a point along one of its sides, relative (the square
  * root of the 2D figure, this method's passes over the planes included):
- * powers of two from 256 to 1024 cost within 4% of each other, 2048 6%
- * more, 4096 12%, and other sides, whose transforms take cuFFT 1.3 to 3
- * times as long a point, some 70% more (measured on an H200:
- * docs/performance.md). */
+ * 256 to 1024 cost within 4% of each other, 2048 6% more, 4096 12%
+ * (docs/performance.md). */
 static double
 side_cost (int t)
 {
-  if (t & (t - 1))
-    return 1.34;
   return t == 256 ? 0.79 : t == 512 ? 0.81 : t == 1024 ? 0.78 : t == 2048 ? 0.83 : 0.87;
 }
 
-/* The side, power of two or one smooth transform of the whole length, whose
- * tiles cost least; for a 4096-pixel side that is 256 up to 25 taps, 512 to
- * 31 and 1024 beyond, where the halo would eat more of a smaller tile. */
+/* The power of two from 256 to 4096 whose tiles cost least; for a
+ * 4096-pixel side that is 256 up to 25 taps, 512 to 31 and 1024 beyond,
+ * where the halo would eat more of a smaller tile.  A mask is at most
+ * 1023 long, so 4096 always keeps outputs. */
 static Axis
 axis_for (int length, int mask)
 {
-  Axis best;
+  Axis best = { 0, 0, 0 };
 
-  best.t = smooth (length + mask - 1);
-  best.s = length;
-  best.tiles = 1;
-  for (int t = 256; t <= 4096; t *= 2)
+  for (int t = 4096; t >= 256; t /= 2)
     {
       const int s = t - (mask - 1);
       const int tiles = s > 0 ? (length + s - 1) / s : 0;
 
-      if (tiles > 0 && (double) tiles * t * side_cost (t) <
-                       (double) best.tiles * best.t * side_cost (best.t))
+      if (tiles > 0 && (!best.t || (double) tiles * t * side_cost (t) <
+                                   (double) best.tiles * best.t * side_cost (best.t)))
         {
           best.t = t;
           best.s = s;
@@ -162,7 +142,6 @@ struct Shape
                          twice as many */
   bool   weighted;
   int    transforms;  /* tiles x per_tile */
-  bool   columns;     /* fft_columns takes the columns (tiles 256 to 1024 tall) */
 };
 
 /* The weight over the mask's sum |k| above which colour is the weighted
@@ -189,7 +168,6 @@ shape_for (int w, int h, int mw, int mh, int channels, bool weighted)
   s.weighted = weighted;
   s.per_tile = weighted ? 2 * channels : channels;
   s.transforms = s.x.tiles * s.y.tiles * s.per_tile;
-  s.columns = s.y.t == 256 || s.y.t == 512 || s.y.t == 1024;
   return s;
 }
 
@@ -341,113 +319,6 @@ column_slots (int t)
   return column_base (t, column_count (t)) + t;
 }
 
-__device__ __forceinline__ float2
-cmul (float2 a, float2 b)
-{
-  return make_float2 (a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
-}
-
-/* v e^(-2 pi i m / 32), m known at compile time: quarter turns and eighths
- * are exact or one multiply a part. */
-__device__ __forceinline__ float2
-rotate32 (float2 v, int m)
-{
-  const float cos32[32] = {
-    1.000000000f, 0.980785280f, 0.923879533f, 0.831469612f, 0.707106781f, 0.555570233f,
-    0.382683432f, 0.195090322f, 0.0f, -0.195090322f, -0.382683432f, -0.555570233f,
-    -0.707106781f, -0.831469612f, -0.923879533f, -0.980785280f, -1.0f, -0.980785280f,
-    -0.923879533f, -0.831469612f, -0.707106781f, -0.555570233f, -0.382683432f,
-    -0.195090322f, 0.0f, 0.195090322f, 0.382683432f, 0.555570233f, 0.707106781f,
-    0.831469612f, 0.923879533f, 0.980785280f };
-  const float r = 0.70710678118654752f;
-
-  switch (m & 31)
-    {
-    case 0:  return v;
-    case 4:  return make_float2 ((v.x + v.y) * r, (v.y - v.x) * r);
-    case 8:  return make_float2 (v.y, -v.x);
-    case 12: return make_float2 ((v.y - v.x) * r, -(v.x + v.y) * r);
-    case 16: return make_float2 (-v.x, -v.y);
-    case 20: return make_float2 (-(v.x + v.y) * r, (v.x - v.y) * r);
-    case 24: return make_float2 (-v.y, v.x);
-    case 28: return make_float2 ((v.x - v.y) * r, (v.x + v.y) * r);
-    default: return cmul (v, make_float2 (cos32[m & 31], -cos32[(m + 24) & 31]));
-    }
-}
-
-/* Forward DFTs of 4 to 32 points, in place, in natural order. */
-template <int R>
-__device__ __forceinline__ void
-dft (float2 *u);
-
-template <>
-__device__ __forceinline__ void
-dft<4> (float2 *u)
-{
-  const float2 a0 = make_float2 (u[0].x + u[2].x, u[0].y + u[2].y);
-  const float2 a1 = make_float2 (u[0].x - u[2].x, u[0].y - u[2].y);
-  const float2 b0 = make_float2 (u[1].x + u[3].x, u[1].y + u[3].y);
-  const float2 b1 = make_float2 (u[1].y - u[3].y, u[3].x - u[1].x);   /* -i (u1 - u3) */
-
-  u[0] = make_float2 (a0.x + b0.x, a0.y + b0.y);
-  u[1] = make_float2 (a1.x + b1.x, a1.y + b1.y);
-  u[2] = make_float2 (a0.x - b0.x, a0.y - b0.y);
-  u[3] = make_float2 (a1.x - b1.x, a1.y - b1.y);
-}
-
-template <>
-__device__ __forceinline__ void
-dft<8> (float2 *u)
-{
-  float2 e[4] = { u[0], u[2], u[4], u[6] }, o[4] = { u[1], u[3], u[5], u[7] };
-
-  dft<4> (e);
-  dft<4> (o);
-#pragma unroll
-  for (int k = 0; k < 4; k++)
-    {
-      const float2 t = rotate32 (o[k], 4 * k);
-
-      u[k] = make_float2 (e[k].x + t.x, e[k].y + t.y);
-      u[k + 4] = make_float2 (e[k].x - t.x, e[k].y - t.y);
-    }
-}
-
-/* 16 and 32 points as 4 x (R / 4): DFTs of 4 down, twiddles W_R^(n2 k1),
- * DFTs of R / 4 across; input (R / 4) n1 + n2, output k1 + 4 k2. */
-template <int R>
-__device__ __forceinline__ void
-dft (float2 *u)
-{
-  constexpr int B = R / 4;
-  float2 a[B][4];
-
-#pragma unroll
-  for (int n2 = 0; n2 < B; n2++)
-    {
-#pragma unroll
-      for (int n1 = 0; n1 < 4; n1++)
-        a[n2][n1] = u[B * n1 + n2];
-      dft<4> (a[n2]);
-#pragma unroll
-      for (int k1 = 1; k1 < 4; k1++)
-        a[n2][k1] = rotate32 (a[n2][k1], n2 * k1 * (32 / R));
-    }
-#pragma unroll
-  for (int k1 = 0; k1 < 4; k1++)
-    {
-      float2 b[B];
-
-#pragma unroll
-      for (int n2 = 0; n2 < B; n2++)
-        b[n2] = a[n2][k1];
-      dft<B> (b);
-#pragma unroll
-      for (int k2 = 0; k2 < B; k2++)
-        u[k1 + 4 * k2] = b[k2];
-    }
-}
-
 /* A column's transform of T = 32 L points by its L lanes (l the lane's
  * place among them), x[n1] holding point l + L n1 before and, after,
  * frequency l + L n1 as well: a DFT of 32 down n1, the twiddles
@@ -566,16 +437,107 @@ fft_columns (float2 *spectra, const float2 *mask_columns, const float2 *abs_colu
       g[ROWS * s * row] = staged[ROWS * s];
 }
 
-/* The mask's spectrum (one transform's, 'row' complex a row, t rows) as
- * columns, t complex each: what fft_columns reads, a lane's frequencies L
- * apart, coalesced. */
-__global__ void
-fft_mask_columns (float2 *columns, const float2 *spectrum, int row, int t)
-{
-  const int k = blockIdx.x * blockDim.x + threadIdx.x, c = blockIdx.y;
+/* ---- Taller columns, and the mask's spectrum: staged whole ----
+ *
+ * A block stages 4096 points of a transform's row spectra, whole columns of
+ * T points (one of 4096, two of 2048, up to sixteen of 256), transforms
+ * them in shared memory (smem_fft), and either writes their spectra out by
+ * columns, T complex each (the mask's, as both column kernels read it), or
+ * multiplies them by the conjugate of the mask's spectrum and 'scale' and
+ * transforms them back in place (the forward transform of the conjugate,
+ * conjugated), as fft_columns does for shorter ones. */
+constexpr int STAGED_POINTS = 4096;
+constexpr int STAGED_THREADS = STAGED_POINTS / 8;
 
-  if (k < t)
-    columns[(size_t) c * t + k] = spectrum[(size_t) k * row + c];
+template <int T, bool PRODUCT>
+__global__ void __launch_bounds__ (STAGED_THREADS)
+fft_columns_staged (float2 *spectra, const float2 *mask_columns, const float2 *abs_columns,
+                    int per_tile, int row, int cols, int groups, size_t stride, float scale,
+                    float2 *out_columns)
+{
+  constexpr int COLS = STAGED_POINTS / T, S = padded_length (T);
+  extern __shared__ float2 staged_shared[];
+  const int transform = (int) (blockIdx.x / groups);
+  const int kx0 = (int) (blockIdx.x % groups) * COLS, valid = min (COLS, cols - kx0);
+  float2 *const g = spectra + transform * stride + kx0;
+
+  for (int e = threadIdx.x; e < STAGED_POINTS; e += STAGED_THREADS)
+    {
+      const int c = e % COLS, r = e / COLS;
+
+      staged_shared[c * S + padded (r)] = c < valid ? g[(size_t) r * row + c]
+                                                    : make_float2 (0.0f, 0.0f);
+    }
+  __syncthreads ();
+  smem_fft (staged_shared, T, S, STAGED_THREADS);
+  if (!PRODUCT)
+    {
+      for (int e = threadIdx.x; e < STAGED_POINTS; e += STAGED_THREADS)
+        {
+          const int c = e / T, k = e % T;
+
+          if (c < valid)
+            out_columns[(size_t) (kx0 + c) * T + k] = staged_shared[c * S + padded (k)];
+        }
+      return;
+    }
+  const float2 *const m = abs_columns && transform % per_tile == per_tile - 1 ? abs_columns
+                                                                             : mask_columns;
+  for (int e = threadIdx.x; e < STAGED_POINTS; e += STAGED_THREADS)
+    {
+      const int c = e / T, k = e % T;
+      float2 *const x = staged_shared + c * S + padded (k);
+      const float2 v = *x, w = c < valid ? __ldg (m + (size_t) (kx0 + c) * T + k)
+                                         : make_float2 (0.0f, 0.0f);
+
+      /* conj (x conj (mask)) scale: the product, conjugated for the inverse. */
+      *x = make_float2 ((v.x * w.x + v.y * w.y) * scale, (v.x * w.y - v.y * w.x) * scale);
+    }
+  __syncthreads ();
+  smem_fft (staged_shared, T, S, STAGED_THREADS);
+  for (int e = threadIdx.x; e < STAGED_POINTS; e += STAGED_THREADS)
+    {
+      const int c = e % COLS, r = e / COLS;
+      const float2 v = staged_shared[c * S + padded (r)];
+
+      if (c < valid)
+        g[(size_t) r * row + c] = make_float2 (v.x, -v.y);
+    }
+}
+
+template <int T, bool PRODUCT>
+static cudaError_t
+launch_staged_t (float2 *spectra, const float2 *mask_columns, const float2 *abs_columns,
+                 int per_tile, int row, int cols, int transforms, size_t stride, float scale,
+                 float2 *out_columns, cudaStream_t stream)
+{
+  constexpr int COLS = STAGED_POINTS / T;
+  const int groups = (cols + COLS - 1) / COLS;
+  const size_t shared = sizeof (float2) * COLS * padded_length (T);
+  cudaError_t err;
+
+  if ((err = cudaFuncSetAttribute (fft_columns_staged<T, PRODUCT>,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   (int) shared)) != cudaSuccess)
+    return err;
+  fft_columns_staged<T, PRODUCT><<<(unsigned) groups * transforms, STAGED_THREADS, shared,
+                                   stream>>>
+    (spectra, mask_columns, abs_columns, per_tile, row, cols, groups, stride, scale,
+     out_columns);
+  return cudaGetLastError ();
+}
+
+/* The mask's spectrum by columns, T complex each, from its row spectra. */
+static cudaError_t
+mask_columns_of (int t, float2 *spectrum, int row, int cols, float2 *columns,
+                 cudaStream_t stream)
+{
+  const auto launch = t == 256 ? launch_staged_t<256, false>
+                    : t == 512 ? launch_staged_t<512, false>
+                    : t == 1024 ? launch_staged_t<1024, false>
+                    : t == 2048 ? launch_staged_t<2048, false> : launch_staged_t<4096, false>;
+
+  return launch (spectrum, NULL, NULL, 1, row, cols, 1, 0, 1.0f, columns, stream);
 }
 
 template <int T>
@@ -597,17 +559,147 @@ launch_columns_t (float2 *spectra, const float2 *mask_columns, const float2 *abs
   return cudaGetLastError ();
 }
 
-/* For a Shape whose 'columns' is set. */
+/* The columns of tiles t tall, 256 to 4096, with the product. */
 static cudaError_t
 launch_columns (int t, float2 *spectra, const float2 *mask_columns, const float2 *abs_columns,
                 int per_tile, int row, int cols, int transforms, size_t stride, float scale,
                 cudaStream_t stream)
 {
+  if (t > 1024)
+    return (t == 2048 ? launch_staged_t<2048, true> : launch_staged_t<4096, true>)
+      (spectra, mask_columns, abs_columns, per_tile, row, cols, transforms, stride, scale, NULL,
+       stream);
   const auto launch = t == 256 ? launch_columns_t<256>
                     : t == 512 ? launch_columns_t<512> : launch_columns_t<1024>;
 
   return launch (spectra, mask_columns, abs_columns, per_tile, row, cols, transforms, stride,
                  scale, stream);
+}
+
+/* ---- The rows: real to complex and back ----
+ *
+ * A row of t reals is taken as a complex sequence of M = t / 2 points, its
+ * even samples the real parts and its odd the imaginary, transformed in
+ * shared memory (smem_fft); the row's t / 2 + 1 complex values follow from
+ * each frequency and its mirror, with the twiddles of t points.  The
+ * inverse undoes that, unnormalised as cuFFT's C2R is (t times the row),
+ * through the forward transform of the conjugate.  In place, each row's
+ * spectrum 'pitch' floats from the next; a block of 256 threads takes
+ * 2048 / M rows. */
+constexpr int ROW_POINTS = 2048;
+constexpr int ROW_THREADS = ROW_POINTS / 8;
+
+template <int M>
+__global__ void __launch_bounds__ (ROW_THREADS)
+fft_rows_forward (float *planes, int pitch, long long rows)
+{
+  constexpr int RB = ROW_POINTS / M, S = padded_length (M), H = M / 2 + 1;
+  __shared__ float2 sh[RB * S];
+  const long long row0 = (long long) blockIdx.x * RB;
+
+  for (int e = threadIdx.x; e < RB * M; e += ROW_THREADS)
+    {
+      const int q = e / M, n = e % M;
+
+      sh[q * S + padded (n)] = row0 + q < rows
+        ? reinterpret_cast<const float2 *> (planes + (row0 + q) * pitch)[n]
+        : make_float2 (0.0f, 0.0f);
+    }
+  __syncthreads ();
+  smem_fft (sh, M, S, ROW_THREADS);
+  /* Frequencies k and M - k from Z[k] and Z[M - k]: the even samples'
+   * spectrum E = (Z[k] + conj Z[M-k]) / 2, the odd's O = (Z[k] - conj
+   * Z[M-k]) / 2i; X[k] = E + W^k O, X[M - k] = conj (E - W^k O). */
+  for (int e = threadIdx.x; e < RB * H; e += ROW_THREADS)
+    {
+      const int q = e / H, k = e % H;
+
+      if (row0 + q >= rows)
+        continue;
+      const float2 a = sh[q * S + padded (k)], b = sh[q * S + padded ((M - k) & (M - 1))];
+      const float2 even = make_float2 (0.5f * (a.x + b.x), 0.5f * (a.y - b.y));
+      const float2 odd = make_float2 (0.5f * (a.y + b.y), -0.5f * (a.x - b.x));
+      const float2 wo = cmul (turn ((float) k / (float) (2 * M)), odd);
+      float2 *const out = reinterpret_cast<float2 *> (planes + (row0 + q) * pitch);
+
+      out[k] = make_float2 (even.x + wo.x, even.y + wo.y);
+      out[M - k] = make_float2 (even.x - wo.x, wo.y - even.y);
+    }
+}
+
+template <int M>
+__global__ void __launch_bounds__ (ROW_THREADS)
+fft_rows_inverse (float *planes, int pitch, long long rows)
+{
+  constexpr int RB = ROW_POINTS / M, S = padded_length (M), H = M / 2 + 1;
+  __shared__ float2 sh[RB * S];
+  const long long row0 = (long long) blockIdx.x * RB;
+
+  for (int e = threadIdx.x; e < RB * (M + 1); e += ROW_THREADS)
+    {
+      const int q = e / (M + 1), k = e % (M + 1);
+
+      sh[q * S + padded (k)] = row0 + q < rows
+        ? reinterpret_cast<const float2 *> (planes + (row0 + q) * pitch)[k]
+        : make_float2 (0.0f, 0.0f);
+    }
+  __syncthreads ();
+  /* Z'[k] = (X[k] + conj X[M-k]) + i W^-k (X[k] - conj X[M-k]), twice the
+   * complex sequence's spectrum, stored conjugated; a thread takes k and
+   * M - k together, so that no other reads what it overwrites. */
+  for (int e = threadIdx.x; e < RB * H; e += ROW_THREADS)
+    {
+      const int q = e / H, k = e % H;
+      float2 *const x = sh + q * S;
+      const float2 a = x[padded (k)], b = x[padded (M - k)];
+      const float2 w = turn ((float) k / (float) (2 * M));   /* W^k; W^-k is its conjugate */
+      const float2 sum = make_float2 (a.x + b.x, a.y - b.y), diff = make_float2 (a.x - b.x, a.y + b.y);
+      /* i conj (w) diff = (-u, v); Z'[M-k] = conj (sum) + i w conj (diff),
+       * i w conj (diff) = (u, v). */
+      const float u = w.x * diff.y - w.y * diff.x, v = w.x * diff.x + w.y * diff.y;
+
+      x[padded (k)] = make_float2 (sum.x - u, -(sum.y + v));
+      if (k > 0)
+        x[padded (M - k)] = make_float2 (sum.x + u, sum.y - v);
+    }
+  __syncthreads ();
+  smem_fft (sh, M, S, ROW_THREADS);
+  for (int e = threadIdx.x; e < RB * M; e += ROW_THREADS)
+    {
+      const int q = e / M, n = e % M;
+      const float2 z = sh[q * S + padded (n)];
+
+      if (row0 + q < rows)
+        reinterpret_cast<float2 *> (planes + (row0 + q) * pitch)[n] = make_float2 (z.x, -z.y);
+    }
+}
+
+/* 'rows' rows of t reals ('pitch' floats apart), forward or back. */
+static cudaError_t
+launch_rows (int t, bool inverse, float *planes, int pitch, long long rows, cudaStream_t stream)
+{
+  const int m = t / 2, per_block = ROW_POINTS / m;
+  const dim3 grid ((unsigned) ((rows + per_block - 1) / per_block));
+
+#define ROWS_CASE(M)                                                                   \
+  case M:                                                                              \
+    if (inverse)                                                                       \
+      fft_rows_inverse<M><<<grid, ROW_THREADS, 0, stream>>> (planes, pitch, rows);     \
+    else                                                                               \
+      fft_rows_forward<M><<<grid, ROW_THREADS, 0, stream>>> (planes, pitch, rows);     \
+    break;
+  switch (m)
+    {
+      ROWS_CASE (128)
+      ROWS_CASE (256)
+      ROWS_CASE (512)
+      ROWS_CASE (1024)
+      ROWS_CASE (2048)
+    default:
+      return cudaErrorInvalidValue;
+    }
+#undef ROWS_CASE
+  return cudaGetLastError ();
 }
 
 /* Each output from its tile's planes.  With alpha weighting, colour by the
@@ -703,11 +795,13 @@ struct Spectrum
   float2 *columns;
 };
 
-/* A lane's: its strips' plans, and the spectra at their shape. */
+/* A lane's: the shape of its strips, the spectra at that shape, and
+ * cuFFT's plans for its rows where the context takes cuFFT's. */
 struct CcFftState
 {
-  cufftHandle fwd, inv, mask_plan;
   Shape       shape;
+  bool        shaped;
+  cufftHandle fwd, inv;
   bool        planned;
   Spectrum    mask;           /* the mask's */
   Spectrum    abs;            /* |mask|'s, where the weight needs it */
@@ -722,15 +816,14 @@ cc_fft_state_new (void)
 }
 
 static void
-drop_plans (CcFftState *st)
+drop_shape (CcFftState *st)
 {
   if (st->planned)
     {
       cufft.destroy (st->fwd);
       cufft.destroy (st->inv);
-      cufft.destroy (st->mask_plan);
     }
-  st->planned = false;
+  st->planned = st->shaped = false;
   for (Spectrum *sp : { &st->mask, &st->abs })
     {
       cudaFree (sp->plane);
@@ -745,7 +838,7 @@ cc_fft_state_free (CcFftState *st)
 {
   if (!st)
     return;
-  drop_plans (st);
+  drop_shape (st);
   free (st);
 }
 
@@ -756,57 +849,67 @@ cufft_error (cufftResult r)
        : r == CUFFT_ALLOC_FAILED ? cudaErrorMemoryAllocation : cudaErrorUnknown;
 }
 
-/* Rank 1, a row each, where the transforms are a row each (a one-row mask)
- * or fft_columns transforms the columns; rank 2 otherwise.  The mask's
- * spectrum is always a whole 2D one. */
+/* A strip's shape, kept while the strips keep it; with 'cufft', cuFFT's
+ * plans for its rows, a 1D transform each. */
 static cudaError_t
-make_plans (CcFftState *st, Shape s)
+set_shape (CcFftState *st, Shape s, bool cufft_plans)
 {
-  const bool rows = s.y.t == 1 || s.columns;
-  const int rank = rows ? 1 : 2, mask_rank = s.y.t == 1 ? 1 : 2;
-  int n[2] = { s.y.t, s.x.t };
-  int real_embed[2] = { s.y.t, s.pitch };
-  int complex_embed[2] = { s.y.t, s.pitch / 2 };
-  int *const dims = n + 2 - rank, *const re = real_embed + 2 - rank,
-      *const ce = complex_embed + 2 - rank;
-  const int real_dist = rows ? s.pitch : (int) s.plane;
-  const int complex_dist = real_dist / 2;
-  const int batch = rows ? s.transforms * s.y.t : s.transforms;
-  cufftResult r;
+  if (st->shaped && st->shape.x.t == s.x.t && st->shape.y.t == s.y.t &&
+      st->shape.transforms == s.transforms && st->planned == cufft_plans)
+    {
+      st->shape = s;
+      return cudaSuccess;
+    }
+  drop_shape (st);
+  if (cufft_plans)
+    {
+      int n = s.x.t, real = s.pitch, complex = s.pitch / 2;
+      const int batch = s.transforms * s.y.t;
+      cufftResult r;
 
-  drop_plans (st);
-  if ((r = cufft.plan_many (&st->fwd, rank, dims, re, 1, real_dist, ce, 1, complex_dist,
-                            CUFFT_R2C, batch)) != CUFFT_SUCCESS)
-    return cufft_error (r);
-  if ((r = cufft.plan_many (&st->inv, rank, dims, ce, 1, complex_dist, re, 1, real_dist,
-                            CUFFT_C2R, batch)) != CUFFT_SUCCESS)
-    {
-      cufft.destroy (st->fwd);
-      return cufft_error (r);
+      if ((r = cufft.plan_many (&st->fwd, 1, &n, &real, 1, s.pitch, &complex, 1, s.pitch / 2,
+                                CUFFT_R2C, batch)) != CUFFT_SUCCESS)
+        return cufft_error (r);
+      if ((r = cufft.plan_many (&st->inv, 1, &n, &complex, 1, s.pitch / 2, &real, 1, s.pitch,
+                                CUFFT_C2R, batch)) != CUFFT_SUCCESS)
+        {
+          cufft.destroy (st->fwd);
+          return cufft_error (r);
+        }
+      st->planned = true;
     }
-  if ((r = cufft.plan_many (&st->mask_plan, mask_rank, n + 2 - mask_rank,
-                            real_embed + 2 - mask_rank, 1, (int) s.plane,
-                            complex_embed + 2 - mask_rank, 1, (int) s.plane / 2, CUFFT_R2C,
-                            1)) != CUFFT_SUCCESS)
-    {
-      cufft.destroy (st->fwd);
-      cufft.destroy (st->inv);
-      return cufft_error (r);
-    }
-  st->planned = true;
   st->shape = s;
+  st->shaped = true;
   return cudaSuccess;
 }
 
-/* The spectrum of 'values' (the mask or its magnitudes) at this shape. */
+/* A strip's rows, forward or back: this file's kernels, or cuFFT's plans. */
+static cudaError_t
+transform_rows (CcFftState *st, bool inverse, float *planes, cudaStream_t stream)
+{
+  const Shape s = st->shape;
+  cufftResult r;
+
+  if (!st->planned)
+    return launch_rows (s.x.t, inverse, planes, s.pitch, (long long) s.transforms * s.y.t,
+                        stream);
+  cufft.set_stream (inverse ? st->inv : st->fwd, stream);
+  r = inverse ? cufft.exec_c2r (st->inv, (cufftComplex *) planes, planes)
+              : cufft.exec_r2c (st->fwd, planes, (cufftComplex *) planes);
+  return cufft_error (r);
+}
+
+/* The spectrum of 'values' (the mask or its magnitudes) at this shape: its
+ * rows' in 'plane' (what fft_multiply reads for a one-row mask), and where
+ * the tiles are taller, the whole spectrum by columns. */
 static cudaError_t
 spectrum_of (CcFftState *st, const float *values, int mw, int mh, Spectrum *sp,
              cudaStream_t stream)
 {
   const Shape s = st->shape;
   const size_t bytes = sizeof (float) * s.plane;
+  const int cols = s.x.t / 2 + 1;
   cudaError_t err;
-  cufftResult r;
 
   if (!sp->plane && (err = cudaMalloc (&sp->plane, bytes)) != cudaSuccess)
     return err;
@@ -814,25 +917,16 @@ spectrum_of (CcFftState *st, const float *values, int mw, int mh, Spectrum *sp,
   if ((err = cudaMemsetAsync (sp->plane, 0, bytes, stream)) != cudaSuccess ||
       (err = cudaMemcpy2DAsync (sp->plane, sizeof (float) * s.pitch, values,
                                 sizeof (float) * mw, sizeof (float) * mw, mh,
-                                cudaMemcpyHostToDevice, stream)) != cudaSuccess)
+                                cudaMemcpyHostToDevice, stream)) != cudaSuccess ||
+      (err = launch_rows (s.x.t, false, (float *) sp->plane, s.pitch, s.y.t, stream)) !=
+        cudaSuccess)
     return err;
-  cufft.set_stream (st->mask_plan, stream);
-  if ((r = cufft.exec_r2c (st->mask_plan, (cufftReal *) sp->plane,
-                           (cufftComplex *) sp->plane)) != CUFFT_SUCCESS)
-    return cufft_error (r);
-  if (s.columns)
-    {
-      const int cols = s.x.t / 2 + 1;
-
-      if (!sp->columns &&
-          (err = cudaMalloc (&sp->columns, sizeof (float2) * cols * s.y.t)) != cudaSuccess)
-        return err;
-      fft_mask_columns<<<dim3 ((s.y.t + 255) / 256, cols), 256, 0, stream>>>
-        (sp->columns, sp->plane, s.pitch / 2, s.y.t);
-      if ((err = cudaGetLastError ()) != cudaSuccess)
-        return err;
-    }
-  return cudaSuccess;
+  if (s.y.t == 1)
+    return cudaSuccess;
+  if (!sp->columns &&
+      (err = cudaMalloc (&sp->columns, sizeof (float2) * cols * s.y.t)) != cudaSuccess)
+    return err;
+  return mask_columns_of (s.y.t, sp->plane, s.pitch / 2, cols, sp->columns, stream);
 }
 
 /* The mask's spectrum at this shape, and |mask|'s where alpha weighting
@@ -913,7 +1007,7 @@ pad_finish (const ConvArgs &a, float *planes, Shape s, bool finish, unsigned *ex
  * many or fewer), with the mask numbered 'serial'. */
 static cudaError_t
 fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, uint64_t serial,
-            int strip_rows, float *planes, cudaStream_t stream)
+            int strip_rows, bool rows_by_cufft, float *planes, cudaStream_t stream)
 {
   const Shape s = shape_for (a.dst.width, strip_rows, a.mask_width, a.mask_height,
                              a.channels, a.weighted);
@@ -922,13 +1016,9 @@ fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, uint64_t seria
    * planes (cc_fft_bytes). */
   unsigned *const exact = s.weighted ? (unsigned *) (planes + s.plane * s.transforms) : NULL;
   cudaError_t err;
-  cufftResult r;
 
-  if (!st->planned || st->shape.x.t != s.x.t || st->shape.y.t != s.y.t ||
-      st->shape.transforms != s.transforms)
-    if ((err = make_plans (st, s)) != cudaSuccess)
-      return err;
-  st->shape = s;
+  if ((err = set_shape (st, s, rows_by_cufft)) != cudaSuccess)
+    return err;
   if ((err = mask_spectra (st, mask, a.mask_width, a.mask_height, serial, stream)) !=
       cudaSuccess)
     return err;
@@ -936,16 +1026,13 @@ fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, uint64_t seria
     return err;
 
   pad_finish (a, planes, s, false, exact, stream);
-  if ((err = cudaGetLastError ()) != cudaSuccess)
+  if ((err = cudaGetLastError ()) != cudaSuccess ||
+      (err = transform_rows (st, false, planes, stream)) != cudaSuccess)
     return err;
-  cufft.set_stream (st->fwd, stream);
-  cufft.set_stream (st->inv, stream);
-  if ((r = cufft.exec_r2c (st->fwd, planes, (cufftComplex *) planes)) != CUFFT_SUCCESS)
-    return cufft_error (r);
-  /* cuFFT leaves the size out; fold it in, with the divisor where no
-   * weight divides by the sums later. */
+  /* The transforms leave the size out; fold it in, with the divisor where
+   * no weight divides by the sums later. */
   const float scale = (s.weighted ? 1.0f : a.inv_divisor) / ((float) s.x.t * s.y.t);
-  if (s.columns)
+  if (s.y.t > 1)
     err = launch_columns (s.y.t, (float2 *) planes, st->mask.columns,
                           s.weighted ? st->abs.columns : NULL, s.per_tile, s.pitch / 2,
                           s.x.t / 2 + 1, s.transforms, s.plane / 2, scale, stream);
@@ -960,10 +1047,8 @@ fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, uint64_t seria
                                               scale);
       err = cudaGetLastError ();
     }
-  if (err != cudaSuccess)
+  if (err != cudaSuccess || (err = transform_rows (st, true, planes, stream)) != cudaSuccess)
     return err;
-  if ((r = cufft.exec_c2r (st->inv, (cufftComplex *) planes, planes)) != CUFFT_SUCCESS)
-    return cufft_error (r);
   pad_finish (a, planes, s, true, exact, stream);
   return cudaGetLastError ();
 }
@@ -971,8 +1056,6 @@ fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, uint64_t seria
 static CcStatus
 check (const CcJob *job, size_t *shared, char *message, size_t size)
 {
-  if (!cc_fft_available (message, size))
-    return CC_ERROR_UNSUPPORTED;
   *shared = 0;
   return CC_OK;
 }
@@ -1006,10 +1089,14 @@ static cudaError_t
 launch (struct _CcGpu *g, Lane *lane, const CcJob *job, const ConvArgs &a, float *pass,
         float *planes)
 {
+  const bool rows_by_cufft = cufft_rows (g);
+
+  if (rows_by_cufft && cufft.why[0])
+    return cudaErrorSharedObjectInitFailed;
   if (!lane->fft && !(lane->fft = cc_fft_state_new ()))
     return cudaErrorMemoryAllocation;
   return fft_launch (lane->fft, a, job->mask, g->fft_mask_serial, (int) lane->strip_rows,
-                     planes, lane->stream);
+                     rows_by_cufft, planes, lane->stream);
 }
 
 /* Every output's sum takes the whole plane's samples. */

@@ -39,6 +39,7 @@ typedef struct
   size_t  pass_row;       /* separable: a row of the row pass's output */
   size_t  pass_fixed;     /* separable on a device source: all its rows at once */
   bool    fft;            /* planes for the transform, sized per strip */
+  bool    fft_work;       /* and as much again for cuFFT's work area */
   int     halo;           /* ry: extra input rows above and below a strip */
   int64_t strip;          /* output rows a strip */
   int     lanes;          /* strips in flight */
@@ -80,14 +81,15 @@ plan_bytes (const Plan *p, int64_t rows)
 }
 
 /* What a strip of 'rows' output rows needs on the device, the transform's
- * planes and cuFFT's work area (about as large) included. */
+ * planes included, and cuFFT's work area (about as large) where the
+ * context transforms fft's rows with cuFFT. */
 static size_t
 strip_bytes (const Plan *p, const CcJob *job, int64_t rows)
 {
   size_t b = plan_bytes (p, rows);
 
   if (p->fft && rows > 0)
-    b += 2 * align_up (cc_fft_bytes (job, (int) job->dst->width, (int) rows));
+    b += (p->fft_work ? 2 : 1) * align_up (cc_fft_bytes (job, (int) job->dst->width, (int) rows));
   return b;
 }
 
@@ -117,6 +119,7 @@ make_plan (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job,
         p->raw_out_row = dst->width * C * cc_type_size (dst->type);
     }
   p->fft = k->planes;
+  p->fft_work = p->fft && g->fft_cufft_rows;
   /* Only floating-point samples (half, float, double) can be infinite or NaN. */
   p->exact_after = (src->type == CC_TYPE_FLOAT || src->type == CC_TYPE_HALF ||
                     src->type == CC_TYPE_DOUBLE) && k->reach_past && k->reach_past (g, job);

@@ -1,0 +1,223 @@
+/* The DFT building blocks the fft method's kernels share (kernels/fft.cu):
+ * complex products, the twiddles of 32 points, DFTs of 2 to 32 points in
+ * registers, and a Stockham FFT of power-of-two sequences in shared memory.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#ifndef CC_FFT_DFT_CUH
+#define CC_FFT_DFT_CUH
+
+__device__ __forceinline__ float2
+cmul (float2 a, float2 b)
+{
+  return make_float2 (a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
+/* v e^(-2 pi i m / 32), m known at compile time: quarter turns and eighths
+ * are exact or one multiply a part. */
+__device__ __forceinline__ float2
+rotate32 (float2 v, int m)
+{
+  const float cos32[32] = {
+    1.000000000f, 0.980785280f, 0.923879533f, 0.831469612f, 0.707106781f, 0.555570233f,
+    0.382683432f, 0.195090322f, 0.0f, -0.195090322f, -0.382683432f, -0.555570233f,
+    -0.707106781f, -0.831469612f, -0.923879533f, -0.980785280f, -1.0f, -0.980785280f,
+    -0.923879533f, -0.831469612f, -0.707106781f, -0.555570233f, -0.382683432f,
+    -0.195090322f, 0.0f, 0.195090322f, 0.382683432f, 0.555570233f, 0.707106781f,
+    0.831469612f, 0.923879533f, 0.980785280f };
+  const float r = 0.70710678118654752f;
+
+  switch (m & 31)
+    {
+    case 0:  return v;
+    case 4:  return make_float2 ((v.x + v.y) * r, (v.y - v.x) * r);
+    case 8:  return make_float2 (v.y, -v.x);
+    case 12: return make_float2 ((v.y - v.x) * r, -(v.x + v.y) * r);
+    case 16: return make_float2 (-v.x, -v.y);
+    case 20: return make_float2 (-(v.x + v.y) * r, (v.x - v.y) * r);
+    case 24: return make_float2 (-v.y, v.x);
+    case 28: return make_float2 ((v.x - v.y) * r, (v.x + v.y) * r);
+    default: return cmul (v, make_float2 (cos32[m & 31], -cos32[(m + 24) & 31]));
+    }
+}
+
+/* Forward DFTs of 2 to 32 points, in place, in natural order. */
+template <int R>
+__device__ __forceinline__ void
+dft (float2 *u);
+
+template <>
+__device__ __forceinline__ void
+dft<2> (float2 *u)
+{
+  const float2 a = u[0], b = u[1];
+
+  u[0] = make_float2 (a.x + b.x, a.y + b.y);
+  u[1] = make_float2 (a.x - b.x, a.y - b.y);
+}
+
+template <>
+__device__ __forceinline__ void
+dft<4> (float2 *u)
+{
+  const float2 a0 = make_float2 (u[0].x + u[2].x, u[0].y + u[2].y);
+  const float2 a1 = make_float2 (u[0].x - u[2].x, u[0].y - u[2].y);
+  const float2 b0 = make_float2 (u[1].x + u[3].x, u[1].y + u[3].y);
+  const float2 b1 = make_float2 (u[1].y - u[3].y, u[3].x - u[1].x);   /* -i (u1 - u3) */
+
+  u[0] = make_float2 (a0.x + b0.x, a0.y + b0.y);
+  u[1] = make_float2 (a1.x + b1.x, a1.y + b1.y);
+  u[2] = make_float2 (a0.x - b0.x, a0.y - b0.y);
+  u[3] = make_float2 (a1.x - b1.x, a1.y - b1.y);
+}
+
+template <>
+__device__ __forceinline__ void
+dft<8> (float2 *u)
+{
+  float2 e[4] = { u[0], u[2], u[4], u[6] }, o[4] = { u[1], u[3], u[5], u[7] };
+
+  dft<4> (e);
+  dft<4> (o);
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+    {
+      const float2 t = rotate32 (o[k], 4 * k);
+
+      u[k] = make_float2 (e[k].x + t.x, e[k].y + t.y);
+      u[k + 4] = make_float2 (e[k].x - t.x, e[k].y - t.y);
+    }
+}
+
+/* 16 and 32 points as 4 x (R / 4): DFTs of 4 down, twiddles W_R^(n2 k1),
+ * DFTs of R / 4 across; input (R / 4) n1 + n2, output k1 + 4 k2. */
+template <int R>
+__device__ __forceinline__ void
+dft (float2 *u)
+{
+  constexpr int B = R / 4;
+  float2 a[B][4];
+
+#pragma unroll
+  for (int n2 = 0; n2 < B; n2++)
+    {
+#pragma unroll
+      for (int n1 = 0; n1 < 4; n1++)
+        a[n2][n1] = u[B * n1 + n2];
+      dft<4> (a[n2]);
+#pragma unroll
+      for (int k1 = 1; k1 < 4; k1++)
+        a[n2][k1] = rotate32 (a[n2][k1], n2 * k1 * (32 / R));
+    }
+#pragma unroll
+  for (int k1 = 0; k1 < 4; k1++)
+    {
+      float2 b[B];
+
+#pragma unroll
+      for (int n2 = 0; n2 < B; n2++)
+        b[n2] = a[n2][k1];
+      dft<B> (b);
+#pragma unroll
+      for (int k2 = 0; k2 < B; k2++)
+        u[k1 + 4 * k2] = b[k2];
+    }
+}
+
+/* ---- A Stockham FFT in shared memory ----
+ *
+ * 'count' sequences of M points (a power of two, 16 to 4096), sequence q
+ * from slot q S, point i of it in slot padded (i): forward, unnormalised,
+ * in place, in natural order.  The block's threads take 8 points each a
+ * pass (threads x 8 = count x M): passes of radix 8, then one of 4 or 2
+ * where log2 M is not a multiple of 3.  Each pass reads all its points into
+ * registers before any is written back, so one buffer serves. */
+
+/* A slot of padding every 32 points: a pass's stores, strided by its
+ * radix, fall on distinct banks. */
+__device__ __forceinline__ int
+padded (int i)
+{
+  return i + (i >> 5);
+}
+
+/* Slots a sequence of M points takes, with one spare after it. */
+__host__ __device__ constexpr int
+padded_length (int m)
+{
+  return m + m / 32 + 1;
+}
+
+/* e^(-2 pi i a) for a in turns, to float accuracy. */
+__device__ __forceinline__ float2
+turn (float a)
+{
+  float s, c;
+
+  sincospif (-2.0f * a, &s, &c);
+  return make_float2 (c, s);
+}
+
+template <int R>
+__device__ __forceinline__ void
+stockham_pass (float2 *sh, int M, int S, int Ns, int threads)
+{
+  constexpr int G = 8 / R;   /* butterflies a thread */
+  const int per = M / R;
+  float2 v[8];
+
+#pragma unroll
+  for (int g = 0; g < G; g++)
+    {
+      const int item = g * threads + (int) threadIdx.x, q = item / per, j = item - q * per;
+
+#pragma unroll
+      for (int r = 0; r < R; r++)
+        v[g * R + r] = sh[q * S + padded (j + r * per)];
+    }
+  __syncthreads ();
+#pragma unroll
+  for (int g = 0; g < G; g++)
+    {
+      const int item = g * threads + (int) threadIdx.x, q = item / per, j = item - q * per;
+      const int k = j & (Ns - 1);
+      float2 *u = v + g * R;
+
+      if (Ns > 1)
+        {
+          const float2 w = turn ((float) k / (float) (Ns * R));
+          float2 wr = w;
+
+#pragma unroll
+          for (int r = 1; r < R; r++)
+            {
+              u[r] = cmul (u[r], wr);
+              if (r + 1 < R)
+                wr = cmul (wr, w);
+            }
+        }
+      dft<R> (u);
+      const int out = (j - k) * R + k;
+#pragma unroll
+      for (int r = 0; r < R; r++)
+        sh[q * S + padded (out + r * Ns)] = u[r];
+    }
+  __syncthreads ();
+}
+
+/* The whole transform of every sequence; the caller's barrier has made
+ * the points visible. */
+__device__ __forceinline__ void
+smem_fft (float2 *sh, int M, int S, int threads)
+{
+  int Ns = 1;
+
+  for (; Ns * 8 <= M; Ns *= 8)
+    stockham_pass<8> (sh, M, S, Ns, threads);
+  if (Ns * 4 == M)
+    stockham_pass<4> (sh, M, S, Ns, threads);
+  else if (Ns * 2 == M)
+    stockham_pass<2> (sh, M, S, Ns, threads);
+}
+
+#endif
