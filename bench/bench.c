@@ -421,8 +421,7 @@ bench_fft_transforms (CcContext *own, int size)
   unsetenv ("CUDA_CONVOLVE_CUFFT");
   if (cc_context_gpu_status (with_cufft, why, sizeof why) != CC_OK)
     {
-      printf ("(fft against cuFFT: no second context: %s)
-", why);
+      printf ("(fft against cuFFT: no second context: %s)\n", why);
       cc_context_free (with_cufft);
       free (host.data);
       return;

@@ -15,6 +15,8 @@ if [ "$(. /etc/os-release && echo "${VERSION_CODENAME:-}")" != trixie ]; then
 fi
 autoreconf -fi >/dev/null 2>&1
 version=$(sed -n 's/^AC_INIT(\[[^]]*\], \[\([^]]*\)\].*/\1/p' configure.ac)
+# Afresh: make does not rebuild objects for other configure flags.
+rm -rf _release
 mkdir -p _release
 cd _release
 arch_flags=
@@ -40,4 +42,4 @@ cp ../release/install.sh ../release/uninstall.sh ../README.md ../COPYING "$stage
 echo "$version" >"$stage/VERSION"
 strip --strip-unneeded "$stage/lib/"*.so.0 "$stage/bin/"* "$stage/gegl/"*.so "$stage/$plugin/$plugin"
 tar -C stage --owner=0 --group=0 -cf - "$name" | xz -6 -T0 >"../$name.tar.xz"
-echo "release: $name.tar.xz, $(du -m "../$name.tar.xz" | cut -f1) MB ($(grep 'CUDA GPU methods' configure.log | sed 's/^ *//'))"
+echo "release: $name.tar.xz, $(du -m "../$name.tar.xz" | cut -f1) MB; nvcc$(sed -n 's/^CUDA_GENCODE = //p' Makefile)"

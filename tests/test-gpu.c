@@ -310,7 +310,8 @@ test_walks (CcContext *ctx, bool reduced)
  * Tiles 256 to 1024 tall take fft_columns, whose blocks take a tile's row
  * spectra some columns at a time: 129 of them in groups of 32 (the last
  * one column) and of 16, 8 in one of 16 (some warps idle, one holding two
- * columns), 10 in groups of 8; 2048 tall take cuFFT's 2D transforms. */
+ * columns), 10 in groups of 8; 2048 and 4096 tall take fft_columns_staged
+ * (two columns a block, and one). */
 static void
 test_fft_tiles (CcContext *ctx, bool reduced)
 {
@@ -322,6 +323,7 @@ test_fft_tiles (CcContext *ctx, bool reduced)
     { 127, 5, 1, 2000, 9, 0, 0 },    /* 3 of 1024 across */
     { 5, 127, 2, 13, 2600, 0, 1 },   /* 3 of 1024 down */
     { 3, 127, 1, 7, 1900, 0, 0 },    /* 1 of 2048 down */
+    { 3, 1023, 2, 5, 3000, 0, 0 },   /* 1 of 4096 down */
     { 31, 1, 2, 5000, 3, 0, 1 }      /* rank 1, 11 of 512 across */
   };
   static const CcMethod fft[] = { CC_METHOD_FFT };

@@ -2,7 +2,7 @@
 # (tests/test-gimp.sh runs this where a GPU is usable; CI has none).
 #
 # Without CC_TEST_MODE: for masks each GPU method takes (register, its
-# tensor 9x9, separable, its one pass, fft to 127x127 and past it,
+# tensor 9x9, separable, its one pass, fft to 127x127 and past it to 1023x1023,
 # alpha-weighted too) on photo-like
 # 8-bit and float layers, the op merged with method auto lands within one
 # step (8-bit) or 1e-4 (float) of the op merged with method cpu; its
@@ -139,6 +139,8 @@ def test_gpu_against_cpu():
          dict(shape="disc", radius=150.0), "fft"),
         ("RGB float, polygon radius 400 (801x801)", 640, 480, "RGB", "float",
          dict(shape="polygon", radius=400.0, blades=6), "fft"),
+        ("RGB u8, disc radius 511 (1023x1023, the largest mask)", 640, 480, "RGB", "u8",
+         dict(shape="disc", radius=511.0), "fft"),
     ]
     for what, w, h, model, stype, mask, want in cases:
         image, layer, px = photo_image(w, h, model, stype)

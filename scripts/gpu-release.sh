@@ -1,0 +1,57 @@
+#!/bin/sh
+# On the GPU machine, through the gimp-on-gpu bundle (.gpubundle, packed
+# with GIMP_ROOT=the forky root, so GIMP 3.2): test-gpu and the fft bench
+# from .gpubundle/extra.tar.xz (tests/test-gpu, bench/bench of this build),
+# GIMP's bench (bench/gimp-bench.py) on _build, then the release tarball in
+# .gpubundle (built CUDA_ARCH=sm_90 CUDA_PTX=compute_80) installed for a new
+# user with the driver alone (GPU_GIMP_TOOLKIT=0), the GIMP suites against
+# it, and its first use through the PTX (CUDA_FORCE_PTX_JIT=1, an empty JIT
+# cache) against through the cubin.  Logs in $OUT.
+#   scripts/gpu-release.sh [STEP...]   steps: gpu bench gimp-bench release jit
+set -u
+out=${OUT:-/tmp/gpu-release}
+mkdir -p "$out" _build
+run () { bash .gpubundle/run.sh "$@"; }
+secs () { echo "$(( $(date +%s) - $1 )) s"; }
+steps=${*:-gpu bench gimp-bench release jit}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+xz -dc .gpubundle/extra.tar.xz | tar -xf - -C _build
+for step in $steps; do
+  start=$(date +%s)
+  case $step in
+    gpu)
+      run _build/tests/test-gpu >"$out/test-gpu.log" 2>&1
+      echo "test-gpu: exit $?, $(secs $start)"
+      grep -E '^(not ok|FAIL)|^GPU|^sweep|^walks|^fft|^3x3|^odd' "$out/test-gpu.log" | head -20 ;;
+    bench)
+      run _build/bench/bench --only fft --no-1d >"$out/bench.log" 2>&1
+      echo "bench fft: exit $?, $(secs $start)"; grep -A8 "^fft's transforms" "$out/bench.log"
+      grep -E '^\| (31x31|63x63|127x127) ' "$out/bench.log" ;;
+    gimp-bench)
+      BENCH_RUNS=5 BENCH_ONLY=masks run scripts/run-gimp.sh python-fu-eval \
+        "exec(open('bench/gimp-bench.py').read())" >"$out/gimp-bench.log" 2>&1
+      echo "gimp-bench: exit $?, $(secs $start)"; grep -E '^\||^targets|^image' "$out/gimp-bench.log" ;;
+    release)
+      tarball=$(ls .gpubundle/gimp-cuda-convolve-*-linux-x86_64.tar.xz | head -1)
+      GPU_GIMP_TOOLKIT=0 run sh -c 'set -e; export HOME=/tmp/user-home; rm -rf "$HOME";
+        mkdir -p "$HOME"; tar -xJf "$1" -C "$HOME"; sh "$HOME"/gimp-cuda-convolve-*/install.sh;
+        ls /usr/local/cuda /usr/local/cuda/lib64/libcufft.so.12 2>&1 | head -2;
+        CC_INSTALLED=1 top_srcdir=. sh tests/test-gimp.sh' sh "$tarball" >"$out/release.log" 2>&1
+      echo "release suites, driver alone: exit $?, $(secs $start)"
+      grep -E 'installed|cuda|checks, |^files: |^SKIP|^FAIL|said once|GEGL_THREADS|fft ran' "$out/release.log" | head -60 ;;
+    jit)
+      # The installed tool's first use: a 64x64 image through register and
+      # fft, JIT cache empty, the PTX forced; then through the cubins.
+      GPU_GIMP_TOOLKIT=0 run sh -c 'export HOME=/tmp/user-home; t=$HOME/.local/bin/cuda-convolve
+        printf "P6\n64 64\n255\n" >/tmp/jit.ppm; head -c 12288 /dev/urandom >>/tmp/jit.ppm
+        for mode in ptx cubin ptx-warm; do
+          case $mode in ptx) rm -rf /tmp/jit; export CUDA_FORCE_PTX_JIT=1 ;; cubin) unset CUDA_FORCE_PTX_JIT ;;
+            ptx-warm) export CUDA_FORCE_PTX_JIT=1 ;; esac
+          for m in register fft; do
+            s=$(date +%s.%N); CUDA_CACHE_PATH=/tmp/jit "$t" --verbose --method $m --preset box-5 /tmp/jit.ppm /tmp/jit-out.ppm 2>/tmp/jit.err
+            echo "$mode $m: exit $?, $(echo "$(date +%s.%N) $s" | awk "{ printf \"%.2f\", \$1 - \$2 }") s; $(grep -o "device: .*" /tmp/jit.err | head -1)"
+          done
+        done' >"$out/jit.log" 2>&1
+      echo "jit: $(secs $start)"; cat "$out/jit.log" ;;
+  esac
+done
