@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -416,7 +417,18 @@ bench_fft_transforms (CcContext *own, int size)
   CcOptions o;
   char why[256];
 
-  setenv ("CUDA_CONVOLVE_CUFFT", CUDA_LIB_DIR "/libcufft.so.12", 1);
+  /* The toolkit's, where it was at build time, else by its soname. */
+  const char *cufft = CUDA_LIB_DIR "/libcufft.so.12";
+  void *probe = dlopen (cufft, RTLD_NOW | RTLD_LOCAL);
+
+  if (!probe && !(probe = dlopen (cufft = "libcufft.so.12", RTLD_NOW | RTLD_LOCAL)))
+    {
+      printf ("(fft against cuFFT: %s)\n", dlerror ());
+      free (host.data);
+      return;
+    }
+  dlclose (probe);
+  setenv ("CUDA_CONVOLVE_CUFFT", cufft, 1);
   with_cufft = cc_context_new ();
   unsetenv ("CUDA_CONVOLVE_CUFFT");
   if (cc_context_gpu_status (with_cufft, why, sizeof why) != CC_OK)

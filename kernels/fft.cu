@@ -1,11 +1,11 @@
 /* Method "fft": the input region a strip needs (its output plus the mask's
  * halo, border resolved) is cut into tiles whose sides are powers of two
- * from 256 to 4096, transformed, multiplied by the conjugate of the mask's
+ * from 64 to 4096, transformed, multiplied by the conjugate of the mask's
  * spectrum (correlation, as the definition is), and transformed back, all
  * by this file's kernels: the rows, real to complex and back, by
  * fft_rows_forward and fft_rows_inverse; the columns with the product in
  * one kernel, fft_columns for tiles 256 to 1024 tall and
- * fft_columns_staged for taller ones.  Nothing of the CUDA toolkit is
+ * fft_columns_staged for the others.  Nothing of the CUDA toolkit is
  * needed at run time.  For comparison on the bench, a context made with
  * CUDA_CONVOLVE_CUFFT naming cuFFT's library transforms the rows with it.
  *
@@ -101,14 +101,14 @@ struct Axis
 /* A transform's time a point along one of its sides, relative (the square
  * root of the 2D figure, this method's passes over the planes included):
  * 256 to 1024 cost within 4% of each other, 2048 6% more, 4096 12%
- * (docs/performance.md). */
+ * (docs/performance.md); 64 and 128, for small images and strips, as 256. */
 static double
 side_cost (int t)
 {
-  return t == 256 ? 0.79 : t == 512 ? 0.81 : t == 1024 ? 0.78 : t == 2048 ? 0.83 : 0.87;
+  return t <= 512 ? (t == 512 ? 0.81 : 0.79) : t == 1024 ? 0.78 : t == 2048 ? 0.83 : 0.87;
 }
 
-/* The power of two from 256 to 4096 whose tiles cost least; for a
+/* The power of two from 64 to 4096 whose tiles cost least; for a
  * 4096-pixel side that is 256 up to 25 taps, 512 to 31 and 1024 beyond,
  * where the halo would eat more of a smaller tile.  A mask is at most
  * 1023 long, so 4096 always keeps outputs. */
@@ -117,7 +117,7 @@ axis_for (int length, int mask)
 {
   Axis best = { 0, 0, 0 };
 
-  for (int t = 4096; t >= 256; t /= 2)
+  for (int t = 4096; t >= 64; t /= 2)
     {
       const int s = t - (mask - 1);
       const int tiles = s > 0 ? (length + s - 1) / s : 0;
@@ -440,7 +440,7 @@ fft_columns (float2 *spectra, const float2 *mask_columns, const float2 *abs_colu
 /* ---- Taller columns, and the mask's spectrum: staged whole ----
  *
  * A block stages 4096 points of a transform's row spectra, whole columns of
- * T points (one of 4096, two of 2048, up to sixteen of 256), transforms
+ * T points (one of 4096, two of 2048, up to 64 of 64), transforms
  * them in shared memory (smem_fft), and either writes their spectra out by
  * columns, T complex each (the mask's, as both column kernels read it), or
  * multiplies them by the conjugate of the mask's spectrum and 'scale' and
@@ -532,7 +532,9 @@ static cudaError_t
 mask_columns_of (int t, float2 *spectrum, int row, int cols, float2 *columns,
                  cudaStream_t stream)
 {
-  const auto launch = t == 256 ? launch_staged_t<256, false>
+  const auto launch = t == 64 ? launch_staged_t<64, false>
+                    : t == 128 ? launch_staged_t<128, false>
+                    : t == 256 ? launch_staged_t<256, false>
                     : t == 512 ? launch_staged_t<512, false>
                     : t == 1024 ? launch_staged_t<1024, false>
                     : t == 2048 ? launch_staged_t<2048, false> : launch_staged_t<4096, false>;
@@ -559,14 +561,15 @@ launch_columns_t (float2 *spectra, const float2 *mask_columns, const float2 *abs
   return cudaGetLastError ();
 }
 
-/* The columns of tiles t tall, 256 to 4096, with the product. */
+/* The columns of tiles t tall, 64 to 4096, with the product. */
 static cudaError_t
 launch_columns (int t, float2 *spectra, const float2 *mask_columns, const float2 *abs_columns,
                 int per_tile, int row, int cols, int transforms, size_t stride, float scale,
                 cudaStream_t stream)
 {
-  if (t > 1024)
-    return (t == 2048 ? launch_staged_t<2048, true> : launch_staged_t<4096, true>)
+  if (t < 256 || t > 1024)
+    return (t == 64 ? launch_staged_t<64, true> : t == 128 ? launch_staged_t<128, true>
+            : t == 2048 ? launch_staged_t<2048, true> : launch_staged_t<4096, true>)
       (spectra, mask_columns, abs_columns, per_tile, row, cols, transforms, stride, scale, NULL,
        stream);
   const auto launch = t == 256 ? launch_columns_t<256>
@@ -690,6 +693,8 @@ launch_rows (int t, bool inverse, float *planes, int pitch, long long rows, cuda
     break;
   switch (m)
     {
+      ROWS_CASE (32)
+      ROWS_CASE (64)
       ROWS_CASE (128)
       ROWS_CASE (256)
       ROWS_CASE (512)
