@@ -141,7 +141,7 @@ cc_gpu_new (const CcEnv *env, int threads)
   if (!g)
     return NULL;
   g->no_gpu = env->no_gpu;
-  g->fft_cufft_rows = env->cufft && *env->cufft;
+  g->fft_cufft = env->cufft && *env->cufft ? strdup (env->cufft) : NULL;
   /* Off: one strip where the image fits, the driver's own copies. */
   g->pipeline = env->pipeline;
   /* Staging copies on the context's threads up to 16, the caller's
@@ -202,6 +202,7 @@ cc_gpu_free (struct _CcGpu *g)
     }
   cc_workers_free (g->stagers);
   free (g->fft_mask);
+  free (g->fft_cufft);
   pthread_mutex_destroy (&g->lock);
   free (g);
 }

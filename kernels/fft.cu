@@ -43,26 +43,25 @@ typedef cufftResult (*DestroyFn) (cufftHandle);
 
 static struct
 {
-  pthread_once_t once;
+  pthread_mutex_t lock;
+  bool           tried;
   char           why[256];   /* empty when loaded */
   PlanManyFn     plan_many;
   ExecR2CFn      exec_r2c;
   ExecC2RFn      exec_c2r;
   SetStreamFn    set_stream;
   DestroyFn      destroy;
-} cufft = { PTHREAD_ONCE_INIT };
+} cufft = { PTHREAD_MUTEX_INITIALIZER };
 
 static void
-load_cufft (void)
+load_cufft (const char *path)
 {
-  CcEnv env;
   void *lib;
 
-  cc_env_read (&env);
-  if (!(lib = dlopen (env.cufft, RTLD_NOW | RTLD_LOCAL)))
+  if (!(lib = dlopen (path, RTLD_NOW | RTLD_LOCAL)))
     {
-      snprintf (cufft.why, sizeof cufft.why, "cuFFT (CUDA_CONVOLVE_CUFFT=%s) was not loaded",
-                env.cufft);
+      snprintf (cufft.why, sizeof cufft.why, "cuFFT (CUDA_CONVOLVE_CUFFT) was not loaded: %s",
+                dlerror ());
       return;
     }
   cufft.plan_many  = (PlanManyFn) dlsym (lib, "cufftPlanMany");
@@ -76,14 +75,19 @@ load_cufft (void)
 }
 
 /* Whether a context's fft takes cuFFT's rows: only where the environment
- * named it when the context was made; then cuFFT is loaded (cufft.why
- * says where that failed). */
+ * named it when the context was made; then cuFFT is loaded, once a
+ * process, from the first such context's path (cufft.why says where that
+ * failed). */
 static bool
 cufft_rows (const struct _CcGpu *g)
 {
-  if (!g->fft_cufft_rows)
+  if (!g->fft_cufft)
     return false;
-  pthread_once (&cufft.once, load_cufft);
+  pthread_mutex_lock (&cufft.lock);
+  if (!cufft.tried)
+    load_cufft (g->fft_cufft);
+  cufft.tried = true;
+  pthread_mutex_unlock (&cufft.lock);
   return true;
 }
 

@@ -48,7 +48,7 @@ struct _CcGpu
   CcWorkers      *stagers;        /* staging copies' threads, once a call stages */
   int             stage_threads;
   bool            no_gpu;         /* CUDA_CONVOLVE_NO_GPU: start no GPU */
-  bool            fft_cufft_rows; /* CUDA_CONVOLVE_CUFFT: fft's rows by that cuFFT */
+  char           *fft_cufft;      /* CUDA_CONVOLVE_CUFFT: fft's rows by that cuFFT */
   float          *mask;           /* device copy for methods that read it there */
   unsigned       *claims;         /* the lanes' tile counters, LANE_CLAIMS apart */
   float          *fft_mask;       /* fft: the last job's mask (host copy) ... */

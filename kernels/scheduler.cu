@@ -119,7 +119,7 @@ make_plan (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job,
         p->raw_out_row = dst->width * C * cc_type_size (dst->type);
     }
   p->fft = k->planes;
-  p->fft_work = p->fft && g->fft_cufft_rows;
+  p->fft_work = p->fft && g->fft_cufft;
   /* Only floating-point samples (half, float, double) can be infinite or NaN. */
   p->exact_after = (src->type == CC_TYPE_FLOAT || src->type == CC_TYPE_HALF ||
                     src->type == CC_TYPE_DOUBLE) && k->reach_past && k->reach_past (g, job);

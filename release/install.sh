@@ -17,7 +17,7 @@ system=no flag=
 for a in "$@"; do
   case $a in
     --system) system=yes flag=--system ;;
-    -h|--help) sed -n '2,9p' "$0" | cut -c3-; exit 0 ;;
+    -h|--help) awk 'NR >= 2 && NR <= 9 { print substr ($0, 3) }' "$0"; exit 0 ;;
     *) usage ;;
   esac
 done
@@ -42,7 +42,8 @@ else
   config=${XDG_CONFIG_HOME:-$HOME/.config}/GIMP
   # Every GIMP 3 profile there is, and one for each GIMP 3 installed here
   # that has not started yet (its profile is named for its version).
-  versions=$(ls -d "$config"/3.* 2>/dev/null | sed 's|.*/||')
+  versions=
+  for d in "$config"/3.*; do [ -d "$d" ] && versions="$versions ${d##*/}"; done
   for c in gimp-console-3.0 gimp-console-3.2 gimp-console-3.4 gimp-console-3.6; do
     command -v $c >/dev/null 2>&1 && versions="$versions ${c#gimp-console-}"
   done

@@ -11,7 +11,7 @@ for a in "$@"; do
   case $a in
     --system) system=yes ;;
     --quiet) quiet=yes ;;
-    -h|--help) sed -n '2,6p' "$0" | cut -c3-; exit 0 ;;
+    -h|--help) awk 'NR >= 2 && NR <= 6 { print substr ($0, 3) }' "$0"; exit 0 ;;
     *) echo "usage: $0 [--system]" >&2; exit 2 ;;
   esac
 done
@@ -36,7 +36,8 @@ echo "$list" | while IFS= read -r p; do
   case $p in */) ;; ?*) rm -f "$p" ;; esac
 done
 # Folders innermost first (the list has them outermost first).
-echo "$list" | grep '/$' | sed -n '1!G;h;$p' | while IFS= read -r d; do
+echo "$list" | grep '/$' | awk '{ l[NR] = $0 } END { for (i = NR; i > 0; i--) print l[i] }' |
+while IFS= read -r d; do
   rmdir "$d" 2>/dev/null || true
 done
 [ $quiet = yes ] || echo "removed gimp-cuda-convolve: $(echo "$list" | grep -c .) files, links and folders that install.sh made"
