@@ -7,7 +7,9 @@
 # user with the driver alone (GPU_GIMP_TOOLKIT=0), the GIMP suites against
 # it, and its first use through the PTX (CUDA_FORCE_PTX_JIT=1, an empty JIT
 # cache) against through the cubin.  Logs in $OUT.
-#   scripts/gpu-release.sh [STEP...]   steps: gpu bench gimp-bench release jit
+# jit-ptx: the same first uses from a PTX-only release (.gpubundle/ptx-only.tar.xz,
+# CUDA_ARCH=none CUDA_PTX=compute_80), its JIT cache empty, then warm.
+#   scripts/gpu-release.sh [STEP...]   steps: gpu bench gimp-bench release jit jit-ptx
 set -u
 out=${OUT:-/tmp/gpu-release}
 mkdir -p "$out" _build
@@ -15,7 +17,13 @@ run () { bash .gpubundle/run.sh "$@"; }
 secs () { echo "$(( $(date +%s) - $1 )) s"; }
 steps=${*:-gpu bench gimp-bench release jit}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-xz -dc .gpubundle/extra.tar.xz | tar -xf - -C _build
+[ ! -f .gpubundle/extra.tar.xz ] || xz -dc .gpubundle/extra.tar.xz | tar -xf - -C _build
+# The bundle's slim root lost ln, sed and realpath (pack.sh keeps the names
+# its list ends its lines with only by accident): the machine's own.
+run true
+for c in ln sed realpath; do
+  [ -x "${GPU_GIMP_ROOT:-/tmp/gimp-root}/usr/bin/$c" ] || cp "$(command -v $c)" "${GPU_GIMP_ROOT:-/tmp/gimp-root}/usr/local/bin/"
+done
 for step in $steps; do
   start=$(date +%s)
   case $step in
@@ -48,10 +56,22 @@ for step in $steps; do
           case $mode in ptx) rm -rf /tmp/jit; export CUDA_FORCE_PTX_JIT=1 ;; cubin) unset CUDA_FORCE_PTX_JIT ;;
             ptx-warm) export CUDA_FORCE_PTX_JIT=1 ;; esac
           for m in register fft; do
-            s=$(date +%s.%N); CUDA_CACHE_PATH=/tmp/jit "$t" --verbose --method $m --preset box-5 /tmp/jit.ppm /tmp/jit-out.ppm 2>/tmp/jit.err
+            s=$(date +%s.%N); CUDA_CACHE_PATH=/tmp/jit "$t" --verbose --method $m --shape disc --radius 2 /tmp/jit.ppm /tmp/jit-out.ppm 2>/tmp/jit.err
             echo "$mode $m: exit $?, $(echo "$(date +%s.%N) $s" | awk "{ printf \"%.2f\", \$1 - \$2 }") s; $(grep -o "device: .*" /tmp/jit.err | head -1)"
           done
         done' >"$out/jit.log" 2>&1
       echo "jit: $(secs $start)"; cat "$out/jit.log" ;;
+    jit-ptx)
+      GPU_GIMP_TOOLKIT=0 run sh -c 'export HOME=/tmp/ptx-home; rm -rf "$HOME" /tmp/jit-ptx; mkdir -p "$HOME"
+        tar -xJf .gpubundle/ptx-only.tar.xz -C "$HOME"; t=$(ls -d "$HOME"/gimp-cuda-convolve-*)/bin/cuda-convolve
+        printf "P6
+64 64
+255
+" >/tmp/jit.ppm; head -c 12288 /dev/urandom >>/tmp/jit.ppm
+        for pass in cold warm; do for m in register fft; do
+          s=$(date +%s.%N); CUDA_CACHE_PATH=/tmp/jit-ptx "$t" --verbose --method $m --shape disc --radius 2 /tmp/jit.ppm /tmp/jit-out.ppm 2>/tmp/jit.err
+          rc=$?; [ $rc = 0 ] || tail -1 /tmp/jit.err; echo "ptx-only $pass $m: exit $rc, $(echo "$(date +%s.%N) $s" | awk "{ printf \"%.2f\", \$1 - \$2 }") s, $(grep -o "kernel [0-9.]*" /tmp/jit.err)"
+        done; du -sh /tmp/jit-ptx; done' >"$out/jit-ptx.log" 2>&1
+      echo "jit-ptx: $(secs $start)"; cat "$out/jit-ptx.log" ;;
   esac
 done
