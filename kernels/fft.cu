@@ -660,7 +660,8 @@ fft_rows_inverse (float *planes, int pitch, long long rows)
       float2 *const x = sh + q * S;
       const float2 a = x[padded (k)], b = x[padded (M - k)];
       const float2 w = turn ((float) k / (float) (2 * M));   /* W^k; W^-k is its conjugate */
-      const float2 sum = make_float2 (a.x + b.x, a.y - b.y), diff = make_float2 (a.x - b.x, a.y + b.y);
+      const float2 sum = make_float2 (a.x + b.x, a.y - b.y);
+      const float2 diff = make_float2 (a.x - b.x, a.y + b.y);
       /* i conj (w) diff = (-u, v); Z'[M-k] = conj (sum) + i w conj (diff),
        * i w conj (diff) = (u, v). */
       const float u = w.x * diff.y - w.y * diff.x, v = w.x * diff.x + w.y * diff.y;

@@ -89,7 +89,8 @@ strip_bytes (const Plan *p, const CcJob *job, int64_t rows)
   size_t b = plan_bytes (p, rows);
 
   if (p->fft && rows > 0)
-    b += (p->fft_work ? 2 : 1) * align_up (cc_fft_bytes (job, (int) job->dst->width, (int) rows));
+    b += (p->fft_work ? 2 : 1) *
+         align_up (cc_fft_bytes (job, (int) job->dst->width, (int) rows));
   return b;
 }
 

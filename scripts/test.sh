@@ -13,6 +13,17 @@
 set -eu
 cd "$(dirname "$0")/.."
 versions=${GIMP_VERSION:-3.0 3.2}
+# The host's packages, then every root this run needs, side by side:
+# fetching and unpacking packages is most of a fresh machine's first run.
+GIMP_VERSION=$(echo $versions | cut -d' ' -f1) scripts/setup.sh >/dev/null
+pids=
+for version in $versions; do
+  for kind in dev user; do
+    GIMP_VERSION=$version GIMP_ROOT_KIND=$kind scripts/gimp-root.sh provision &
+    pids="$pids $!"
+  done
+done
+for pid in $pids; do wait "$pid"; done
 for version in $versions; do
   echo "test: GIMP $version, the build tree"
   GIMP_VERSION=$version scripts/env.sh env CUDA_ARCH="${CUDA_ARCH:-}" \
