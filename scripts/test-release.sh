@@ -96,6 +96,31 @@ sh "$home/uninstall.sh" >/tmp/uninstall.log 2>&1 || { cat /tmp/uninstall.log; fa
 snapshot >/tmp/removed
 check 'cmp -s /tmp/before /tmp/removed' "uninstall.sh leaves the system as it was ($(cat /tmp/uninstall.log))"
 
+# For everyone (--system, as root): GIMP's and GEGL's system folders and
+# /usr/local/bin, and back.
+sh "$release/install.sh" --system >/tmp/system.log 2>&1
+system_rc=$?
+system_home=$(ls -d /usr/lib/*/gegl-0.4/gimp-cuda-convolve /usr/lib/gegl-0.4/gimp-cuda-convolve \
+  2>/dev/null | head -1)
+check '[ $system_rc -eq 0 ] && ls /usr/lib/*/gimp/3.0/plug-ins/plug-in-cuda-convolve/plug-in-cuda-convolve >/dev/null &&
+       /usr/local/bin/cuda-convolve --preset box-3 /tmp/in.pgm /tmp/out.pgm' \
+  "install.sh --system: the plug-in in GIMP's folder, the tool in /usr/local/bin, its presets found"
+sh "$system_home/uninstall.sh" --system >/dev/null 2>&1
+snapshot >/tmp/removed
+check 'cmp -s /tmp/before /tmp/removed' "uninstall.sh --system leaves the system as it was"
+
+# Flathub's GIMP alone: refused by word, nothing written.
+nogimp=$(mktemp -d)
+for f in /usr/bin/*; do case ${f##*/} in gimp*) ;; *) ln -s "$f" "$nogimp/" ;; esac; done
+flat=$(mktemp -d /home/flat.XXXXXX)
+mkdir -p "$flat/.var/app/org.gimp.GIMP"
+HOME=$flat PATH=$nogimp sh "$release/install.sh" >/tmp/flat.log 2>&1
+flat_rc=$?
+check '[ $flat_rc -eq 1 ] && grep -q Flatpak /tmp/flat.log && [ "$(find "$flat" | wc -l)" -eq 4 ]' \
+  "with Flathub's GIMP alone, install.sh says it is not supported and writes nothing: $(head -1 /tmp/flat.log)"
+rm -rf "$nogimp" "$flat"
+snapshot >/tmp/before
+
 sh "$release/install.sh" >/dev/null 2>&1 && sh "$release/install.sh" >/dev/null 2>&1
 snapshot >/tmp/again
 check 'cmp -s /tmp/after /tmp/again' "install.sh again upgrades in place: the same paths"
