@@ -254,6 +254,23 @@ fft_pad (const __grid_constant__ ConvArgs a, float *planes, Shape s)
     }
 }
 
+/* The mask's spectrum a transform is multiplied by: |mask|'s (abs, where
+ * given) for each tile's last, the weight's; the mask's for the others. */
+__device__ __forceinline__ const float2 *
+tile_spectrum (const float2 *mask, const float2 *abs, int transform, int per_tile)
+{
+  return abs && transform % per_tile == per_tile - 1 ? abs : mask;
+}
+
+/* conj (x conj (m)) scale: the product with the mask's conjugate spectrum,
+ * conjugated for the inverse the column kernels take as a forward
+ * transform. */
+__device__ __forceinline__ float2
+product_for_inverse (float2 x, float2 m, float scale)
+{
+  return make_float2 ((x.x * m.x + x.y * m.y) * scale, (x.x * m.y - x.y * m.x) * scale);
+}
+
 /* x *= conj (mask) * scale, for every transform's spectrum (a tile's last
  * with |mask|'s, where abs_mask is given): blocks across a spectrum and
  * down the transforms, so that many small transforms (a row each, for a
@@ -266,7 +283,7 @@ fft_multiply (float2 *spectra, const float2 *mask, const float2 *abs_mask, int p
     for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
          i += (size_t) gridDim.x * blockDim.x)
       {
-        const float2 m = abs_mask && b % per_tile == per_tile - 1 ? abs_mask[i] : mask[i];
+        const float2 m = tile_spectrum (mask, abs_mask, b, per_tile)[i];
         float2 *x = spectra + b * stride + i;
         const float2 v = *x;
 
@@ -403,8 +420,8 @@ fft_columns (float2 *spectra, const float2 *mask_columns, const float2 *abs_colu
     {
       float2 *const column = column_shared + column_base (T, col);
       const int transform = (int) (blockIdx.x / groups);
-      const float2 *const m = (abs_columns && transform % per_tile == per_tile - 1
-                               ? abs_columns : mask_columns) + (size_t) (kx0 + col) * T + l;
+      const float2 *const m = tile_spectrum (mask_columns, abs_columns, transform, per_tile) +
+                              (size_t) (kx0 + col) * T + l;
       float2 x[32];
 
 #pragma unroll
@@ -418,16 +435,10 @@ fft_columns (float2 *spectra, const float2 *mask_columns, const float2 *abs_colu
           column_transform<T> (x, l, column, tw);
           if (inverse)
             break;
-          /* conj (x conj (mask)) scale: the product, conjugated for the
-           * inverse. */
 #pragma unroll
           for (int n = 0; n < 32; n++)
-            {
-              const float2 k = col < valid ? __ldg (m + L * n) : make_float2 (0.0f, 0.0f);
-
-              x[n] = make_float2 ((x[n].x * k.x + x[n].y * k.y) * scale,
-                                  (x[n].x * k.y - x[n].y * k.x) * scale);
-            }
+            x[n] = product_for_inverse (x[n], col < valid ? __ldg (m + L * n)
+                                                          : make_float2 (0.0f, 0.0f), scale);
         }
       __syncwarp ();
 #pragma unroll
@@ -485,17 +496,14 @@ fft_columns_staged (float2 *spectra, const float2 *mask_columns, const float2 *a
         }
       return;
     }
-  const float2 *const m = abs_columns && transform % per_tile == per_tile - 1 ? abs_columns
-                                                                             : mask_columns;
+  const float2 *const m = tile_spectrum (mask_columns, abs_columns, transform, per_tile);
   for (int e = threadIdx.x; e < STAGED_POINTS; e += STAGED_THREADS)
     {
       const int c = e / T, k = e % T;
       float2 *const x = staged_shared + c * S + padded (k);
-      const float2 v = *x, w = c < valid ? __ldg (m + (size_t) (kx0 + c) * T + k)
-                                         : make_float2 (0.0f, 0.0f);
 
-      /* conj (x conj (mask)) scale: the product, conjugated for the inverse. */
-      *x = make_float2 ((v.x * w.x + v.y * w.y) * scale, (v.x * w.y - v.y * w.x) * scale);
+      *x = product_for_inverse (*x, c < valid ? __ldg (m + (size_t) (kx0 + c) * T + k)
+                                              : make_float2 (0.0f, 0.0f), scale);
     }
   __syncthreads ();
   smem_fft (staged_shared, T, S, STAGED_THREADS);
@@ -596,6 +604,26 @@ launch_columns (int t, float2 *spectra, const float2 *mask_columns, const float2
 constexpr int ROW_POINTS = 2048;
 constexpr int ROW_THREADS = ROW_POINTS / 8;
 
+/* The block's rows into shared memory, 'points' complex values each (M
+ * to transform, M + 1 of a spectrum), zero past the last row. */
+template <int M>
+__device__ __forceinline__ void
+stage_rows (float2 *sh, const float *planes, int pitch, long long rows, long long row0,
+            int points)
+{
+  constexpr int RB = ROW_POINTS / M, S = padded_length (M);
+
+  for (int e = threadIdx.x; e < RB * points; e += ROW_THREADS)
+    {
+      const int q = e / points, k = e % points;
+
+      sh[q * S + padded (k)] = row0 + q < rows
+        ? reinterpret_cast<const float2 *> (planes + (row0 + q) * pitch)[k]
+        : make_float2 (0.0f, 0.0f);
+    }
+  __syncthreads ();
+}
+
 template <int M>
 __global__ void __launch_bounds__ (ROW_THREADS)
 fft_rows_forward (float *planes, int pitch, long long rows)
@@ -604,15 +632,7 @@ fft_rows_forward (float *planes, int pitch, long long rows)
   __shared__ float2 sh[RB * S];
   const long long row0 = (long long) blockIdx.x * RB;
 
-  for (int e = threadIdx.x; e < RB * M; e += ROW_THREADS)
-    {
-      const int q = e / M, n = e % M;
-
-      sh[q * S + padded (n)] = row0 + q < rows
-        ? reinterpret_cast<const float2 *> (planes + (row0 + q) * pitch)[n]
-        : make_float2 (0.0f, 0.0f);
-    }
-  __syncthreads ();
+  stage_rows<M> (sh, planes, pitch, rows, row0, M);
   smem_fft (sh, M, S, ROW_THREADS);
   /* Frequencies k and M - k from Z[k] and Z[M - k]: the even samples'
    * spectrum E = (Z[k] + conj Z[M-k]) / 2, the odd's O = (Z[k] - conj
@@ -642,15 +662,7 @@ fft_rows_inverse (float *planes, int pitch, long long rows)
   __shared__ float2 sh[RB * S];
   const long long row0 = (long long) blockIdx.x * RB;
 
-  for (int e = threadIdx.x; e < RB * (M + 1); e += ROW_THREADS)
-    {
-      const int q = e / (M + 1), k = e % (M + 1);
-
-      sh[q * S + padded (k)] = row0 + q < rows
-        ? reinterpret_cast<const float2 *> (planes + (row0 + q) * pitch)[k]
-        : make_float2 (0.0f, 0.0f);
-    }
-  __syncthreads ();
+  stage_rows<M> (sh, planes, pitch, rows, row0, M + 1);
   /* Z'[k] = (X[k] + conj X[M-k]) + i W^-k (X[k] - conj X[M-k]), twice the
    * complex sequence's spectrum, stored conjugated; a thread takes k and
    * M - k together, so that no other reads what it overwrites. */
