@@ -314,6 +314,33 @@ time_npp (const CcImage *src, const CcImage *dst, const CcMask *mask)
 }
 #endif
 
+/* A w x h float image of c channels, random, on the host; on the GPU, its
+ * copy (src) and an output of its shape (dst). */
+static void
+images_new (int64_t w, int64_t h, int c, CcImage *host, CcImage *src, CcImage *dst)
+{
+  const int64_t n = w * h * c;
+  const size_t bytes = n * sizeof (float);
+
+  *host = (CcImage) { malloc (bytes), CC_TYPE_FLOAT, c, w, h, w * c * (int64_t) sizeof (float),
+                      false };
+  for (int64_t i = 0; i < n; i++)
+    ((float *) host->data)[i] = bench_rand01 ();
+  *src = *dst = *host;
+  src->on_device = dst->on_device = true;
+  bench_die (cudaMalloc (&src->data, bytes), "alloc");
+  bench_die (cudaMalloc (&dst->data, bytes), "alloc");
+  bench_die (cudaMemcpy (src->data, host->data, bytes, cudaMemcpyHostToDevice), "upload");
+}
+
+static void
+images_free (CcImage *host, CcImage *src, CcImage *dst)
+{
+  cudaFree (src->data);
+  cudaFree (dst->data);
+  free (host->data);
+}
+
 static void
 bench_2d (CcContext *ctx, int size)
 {
@@ -322,20 +349,13 @@ bench_2d (CcContext *ctx, int size)
   static const char *const layouts[] = { "1-channel", "2-channel", "3-channel", "RGBA" };
   const int64_t n = (int64_t) size * size * channels;
   const size_t bytes = n * sizeof (float);
-  CcImage host = { malloc (bytes), CC_TYPE_FLOAT, channels, size, size,
-                   size * channels * (int64_t) sizeof (float), false };
-  CcImage src = host, dst = host;
+  CcImage host, src, dst;
   static double values[127 * 127];
   double floor_ms, ms[N_METHODS];
   char title[160], name[32];
   const char *pick;
 
-  src.on_device = dst.on_device = true;
-  for (int64_t i = 0; i < n; i++)
-    ((float *) host.data)[i] = bench_rand01 ();
-  bench_die (cudaMalloc (&src.data, bytes), "alloc");
-  bench_die (cudaMalloc (&dst.data, bytes), "alloc");
-  bench_die (cudaMemcpy (src.data, host.data, bytes, cudaMemcpyHostToDevice), "upload");
+  images_new (size, size, channels, &host, &src, &dst);
   floor_ms = bench_time_copy (dst.data, src.data, bytes, WARMUP, RUNS);
 
   snprintf (title, sizeof title,
@@ -394,9 +414,7 @@ bench_2d (CcContext *ctx, int size)
       row (name, k, floor_ms, fp32_floor_ms (4.0 * k, (double) n), npp_ms, ms, 2.0 * bytes,
            pick);
     }
-  cudaFree (src.data);
-  cudaFree (dst.data);
-  free (host.data);
+  images_free (&host, &src, &dst);
 }
 
 /* fft with this project's transforms against fft with cuFFT's rows (a
@@ -407,11 +425,8 @@ static void
 bench_fft_transforms (CcContext *own, int size)
 {
   static const int masks[] = { 31, 127, 511, 1023 };
-  const int64_t n = (int64_t) size * size * channels;
-  const size_t bytes = n * sizeof (float);
-  CcImage host = { malloc (bytes), CC_TYPE_FLOAT, channels, size, size,
-                   size * channels * (int64_t) sizeof (float), false };
-  CcImage src = host, dst = host;
+  const size_t bytes = (size_t) size * size * channels * sizeof (float);
+  CcImage host, src, dst;
   static double values[1023 * 1023];
   CcContext *with_cufft;
   CcOptions o;
@@ -424,7 +439,6 @@ bench_fft_transforms (CcContext *own, int size)
   if (!probe && !(probe = dlopen (cufft = "libcufft.so.12", RTLD_NOW | RTLD_LOCAL)))
     {
       printf ("(fft against cuFFT: %s)\n", dlerror ());
-      free (host.data);
       return;
     }
   dlclose (probe);
@@ -435,15 +449,9 @@ bench_fft_transforms (CcContext *own, int size)
     {
       printf ("(fft against cuFFT: no second context: %s)\n", why);
       cc_context_free (with_cufft);
-      free (host.data);
       return;
     }
-  src.on_device = dst.on_device = true;
-  for (int64_t i = 0; i < n; i++)
-    ((float *) host.data)[i] = bench_rand01 ();
-  bench_die (cudaMalloc (&src.data, bytes), "alloc");
-  bench_die (cudaMalloc (&dst.data, bytes), "alloc");
-  bench_die (cudaMemcpy (src.data, host.data, bytes, cudaMemcpyHostToDevice), "upload");
+  images_new (size, size, channels, &host, &src, &dst);
   cc_options_init (&o);
   o.method = CC_METHOD_FFT;
   printf ("\nfft's transforms: this project's against cuFFT's rows (the columns are ours in "
@@ -485,32 +493,24 @@ bench_fft_transforms (CcContext *own, int size)
       csv_line (name, k, "fft cuFFT rows", med[1]);
     }
   cc_context_free (with_cufft);
-  cudaFree (src.data);
-  cudaFree (dst.data);
-  free (host.data);
+  images_free (&host, &src, &dst);
 }
 
 static void
 bench_1d (CcContext *ctx, int64_t n, int taps)
 {
   const size_t bytes = n * sizeof (float);
-  CcImage host = { malloc (bytes), CC_TYPE_FLOAT, 1, n, 1, (int64_t) bytes, false };
-  CcImage src = host, dst = host;
+  CcImage host, src, dst;
   double values[127], sum = 0.0, ms[N_METHODS];
   CcMask mask = { taps, 1, values, 1.0, 0.0 };
   char title[128], name[16], table[32];
   double floor_ms;
   const char *pick;
 
-  src.on_device = dst.on_device = true;
-  for (int64_t i = 0; i < n; i++)
-    ((float *) host.data)[i] = bench_rand01 ();
+  images_new (n, 1, 1, &host, &src, &dst);
   for (int i = 0; i < taps; i++)
     sum += values[i] = bench_rand01 ();
   mask.divisor = sum;
-  bench_die (cudaMalloc (&src.data, bytes), "alloc");
-  bench_die (cudaMalloc (&dst.data, bytes), "alloc");
-  bench_die (cudaMemcpy (src.data, host.data, bytes, cudaMemcpyHostToDevice), "upload");
 
   snprintf (title, sizeof title, "1D: n = 2^%d floats, %d taps, ms", (int) log2 ((double) n),
             taps);
@@ -521,9 +521,7 @@ bench_1d (CcContext *ctx, int64_t n, int taps)
   pick = run_methods (ctx, &host, &src, &dst, &mask, ms);
   snprintf (name, sizeof name, "%dx1", taps);
   row (name, taps, floor_ms, fp32_floor_ms (2.0 * taps, (double) n), 0.0, ms, 2.0 * bytes, pick);
-  cudaFree (src.data);
-  cudaFree (dst.data);
-  free (host.data);
+  images_free (&host, &src, &dst);
 }
 
 int
