@@ -552,27 +552,27 @@ gimp_profile (void)
 {
   const gchar *env = g_getenv ("GIMP3_DIRECTORY");
   const gchar *(*running) (void) = (const gchar *(*) (void)) dlsym (RTLD_DEFAULT, "gimp_directory");
-  gchar *config = g_build_filename (g_get_user_config_dir (), "GIMP", NULL);
-  GDir *dir = g_dir_open (config, 0, NULL);
-  GPtrArray *found = g_ptr_array_new_with_free_func (g_free);
+  gchar *config, *profile;
+  GPtrArray *found;
   const gchar *name;
-  gchar *profile;
+  GDir *dir;
 
   if (env && *env)
-    profile = g_strdup (env);
-  else if (running)
-    profile = g_strdup (running ());
-  else
+    return g_strdup (env);
+  if (running)
+    return g_strdup (running ());
+  config = g_build_filename (g_get_user_config_dir (), "GIMP", NULL);
+  found = g_ptr_array_new_with_free_func (g_free);
+  if ((dir = g_dir_open (config, 0, NULL)))
     {
-      while (dir && (name = g_dir_read_name (dir)))
+      while ((name = g_dir_read_name (dir)))
         if (g_regex_match_simple ("^3\\.[0-9]+$", name, 0, 0))
           g_ptr_array_add (found, g_strdup (name));
-      g_ptr_array_sort (found, by_version);
-      profile = g_build_filename (config, found->len ? (const gchar *) found->pdata[found->len - 1]
-                                                     : "3.0", NULL);
+      g_dir_close (dir);
     }
-  if (dir)
-    g_dir_close (dir);
+  g_ptr_array_sort (found, by_version);
+  profile = g_build_filename (config, found->len ? (const gchar *) found->pdata[found->len - 1]
+                                                 : "3.0", NULL);
   g_ptr_array_free (found, TRUE);
   g_free (config);
   return profile;
