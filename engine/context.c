@@ -77,6 +77,12 @@ cc_context_gpu_started (CcContext *ctx)
   return ctx->cpu_only || cc_gpu_started (ctx->gpu);
 }
 
+bool
+cc_context_gpu_compiling (CcContext *ctx)
+{
+  return !ctx->cpu_only && cc_gpu_compiling (ctx->gpu);
+}
+
 const char *
 cc_context_device_name (CcContext *ctx)
 {

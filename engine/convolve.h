@@ -109,6 +109,7 @@ typedef struct _CcTransfer CcTransfer;
 
 typedef void (*CcProgressFunc) (double fraction, void *user_data);
 typedef bool (*CcCancelFunc)   (void *user_data);
+typedef void (*CcStageFunc)    (const char *stage, void *user_data);
 
 typedef struct
 {
@@ -125,6 +126,11 @@ typedef struct
                                       encoding; NULL: taken as they are */
   CcProgressFunc progress;         /* called from the caller's thread, may be NULL */
   CcCancelFunc   cancel;           /* polled from the caller's thread, may be NULL */
+  CcStageFunc    stage;            /* called from the caller's thread, about ten times a
+                                      second, while a stage holds the job up for more than
+                                      a quarter of a second, with what it is (the kernels'
+                                      compile on a GPU newer than the build); with NULL
+                                      when it is over.  May be NULL. */
   void          *user_data;
 } CcOptions;
 
@@ -173,6 +179,11 @@ CcStatus     cc_context_gpu_status   (CcContext *ctx, char *message, size_t size
 /* Whether GPU start-up has finished (well or not), without waiting for it:
  * a caller that must not wait runs the CPU path meanwhile. */
 bool         cc_context_gpu_started  (CcContext *ctx);
+/* Whether the driver is compiling the kernels for the GPU: on a GPU newer
+ * than the build's cubins, from its PTX, once per GPU model (the driver
+ * caches them).  Jobs on the GPU wait meanwhile (CcOptions.stage says so);
+ * a caller that must not wait runs the CPU path. */
+bool         cc_context_gpu_compiling (CcContext *ctx);
 const char  *cc_context_device_name  (CcContext *ctx);
 /* "CPU (N threads)": where the cpu method runs. */
 const char  *cc_context_cpu_name     (CcContext *ctx);

@@ -164,6 +164,8 @@ void           cc_gpu_free       (struct _CcGpu *gpu);
 CcStatus       cc_gpu_status     (struct _CcGpu *gpu, char *message, size_t size);
 /* Whether start-up has finished, well or not, without waiting for it. */
 bool           cc_gpu_started    (struct _CcGpu *gpu);
+/* Whether the driver is still compiling the kernels for this GPU. */
+bool           cc_gpu_compiling  (struct _CcGpu *gpu);
 const char    *cc_gpu_name       (struct _CcGpu *gpu);
 CcStatus       cc_gpu_check      (struct _CcGpu *gpu, CcMethod method, const CcJob *job,
                                   char *message, size_t size);

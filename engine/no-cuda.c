@@ -38,6 +38,13 @@ cc_gpu_started (struct _CcGpu *gpu)
   return true;
 }
 
+bool
+cc_gpu_compiling (struct _CcGpu *gpu)
+{
+  (void) gpu;
+  return false;
+}
+
 const char *
 cc_gpu_name (struct _CcGpu *gpu)
 {

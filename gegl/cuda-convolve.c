@@ -539,7 +539,9 @@ prepare (GeglOperation *operation)
 
 /* Whether this operation's regions run on the GPU: where a GPU is usable,
  * with an explicit GPU method (which waits for CUDA to start) or auto,
- * except while CUDA still starts for masks the CPU takes quickly. */
+ * except while CUDA still starts for masks the CPU takes quickly, and
+ * while the driver compiles the kernels for a GPU newer than the build
+ * (seconds, once per GPU model), which GIMP must not wait for. */
 static gboolean
 takes_gpu (GeglProperties *o)
 {
@@ -558,7 +560,8 @@ takes_gpu (GeglProperties *o)
            taps <= CPU_WHILE_STARTING_TAPS)
     gpu = FALSE;
   else
-    gpu = cc_context_gpu_status (engine (), why, sizeof why) == CC_OK;
+    gpu = cc_context_gpu_status (engine (), why, sizeof why) == CC_OK &&
+          !(o->method == CC_METHOD_AUTO && cc_context_gpu_compiling (engine ()));
   op_settings_unref (s);
   return gpu;
 }

@@ -233,3 +233,6 @@ cc_convert_from_linear (CcType type, const float *in, long long in_pitch, void *
     return cudaErrorInvalidValue;
   return cudaGetLastError ();
 }
+
+/* Loads this module where the driver compiles it (device.cu). */
+extern const void *const cc_module_convert = (const void *) to_float<float>;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpu.cuh"
 
@@ -36,6 +37,87 @@ cc_gpu_set_status (struct _CcGpu *g, CcStatus status, const char *format, ...)
   va_start (args, format);
   vsnprintf (g->message, sizeof g->message, format, args);
   va_end (args);
+}
+
+/* Whether the build has a cubin this GPU runs: one for its major version
+ * and a minor one no newer than its own.  CUDA_FORCE_PTX_JIT makes the
+ * driver compile the PTX all the same. */
+static bool
+cubin_runs (int major, int minor)
+{
+  static const int archs[] = CC_CUBIN_ARCHS;
+  const char *force = getenv ("CUDA_FORCE_PTX_JIT");
+
+  if (force && *force && strcmp (force, "0") != 0)
+    return false;
+  for (int i = 0; archs[i]; i++)
+    if (archs[i] / 10 == major && archs[i] % 10 <= minor)
+      return true;
+  return false;
+}
+
+static const void *const *const module_kernel[MODULE_COUNT] =
+  { &cc_module_convert, &cc_module_textbook, &cc_module_register, &cc_module_separable,
+    &cc_module_fft };
+
+typedef struct
+{
+  struct _CcGpu *g;
+  int            module;
+} ModuleLoad;
+
+/* One module's load on a helper thread: there the driver compiles its PTX
+ * (seconds for the large ones), beside the other modules' loads. */
+static void *
+module_load (void *data)
+{
+  ModuleLoad *load = (ModuleLoad *) data;
+  struct _CcGpu *g = load->g;
+  cudaFuncAttributes attr;
+  cudaError_t err;
+
+  if ((err = cudaSetDevice (g->device)) == cudaSuccess)
+    err = cudaFuncGetAttributes (&attr, *module_kernel[load->module]);
+  if (err != cudaSuccess)
+    {
+      cudaError_t none = cudaSuccess;
+
+      __atomic_compare_exchange_n (&g->load_error, &none, err, false, __ATOMIC_ACQ_REL,
+                                   __ATOMIC_ACQUIRE);
+    }
+  __atomic_or_fetch (&g->loaded, MODULE_BIT (load->module), __ATOMIC_RELEASE);
+  free (load);
+  return NULL;
+}
+
+/* Where no cubin runs on this GPU, loads every module now, each on a
+ * thread, so that a job waits only for what is left of its own; elsewhere
+ * the driver loads a module at its first launch, in milliseconds. */
+static void
+modules_start (struct _CcGpu *g, int major, int minor)
+{
+  g->compiles = !cubin_runs (major, minor);
+  if (!g->compiles)
+    {
+      g->loaded = (1u << MODULE_COUNT) - 1;
+      return;
+    }
+  for (int m = 0; m < MODULE_COUNT; m++)
+    {
+      ModuleLoad *load = (ModuleLoad *) malloc (sizeof *load);
+
+      if (load)
+        {
+          load->g = g;
+          load->module = m;
+        }
+      if (!load || pthread_create (&g->loader[m], NULL, module_load, load) != 0)
+        {
+          free (load);
+          g->loader[m] = 0;
+          __atomic_or_fetch (&g->loaded, MODULE_BIT (m), __ATOMIC_RELEASE);
+        }
+    }
 }
 
 /* CUDA 13 needs an NVIDIA driver of the 580 series or later. */
@@ -119,6 +201,7 @@ gpu_start_up (struct _CcGpu *g)
   g->facts.shared_optin = prop.sharedMemPerBlockOptin;
   g->facts.shared_per_sm = prop.sharedMemPerMultiprocessor;
   g->status = CC_OK;
+  modules_start (g, prop.major, prop.minor);
 }
 
 /* The helper thread's start-up; callers that must not wait ask
@@ -179,6 +262,11 @@ cc_gpu_free (struct _CcGpu *g)
   if (!g)
     return;
   cc_gpu_ready (g);
+  /* A module still compiling holds 'g', and the runtime must not be torn
+   * down under the driver's compile: waited for. */
+  for (int m = 0; m < MODULE_COUNT; m++)
+    if (g->loader[m])
+      pthread_join (g->loader[m], NULL);
   if (g->status == CC_OK || g->stream)
     {
       cudaDeviceSynchronize ();
@@ -224,6 +312,51 @@ extern "C" bool
 cc_gpu_started (struct _CcGpu *g)
 {
   return !g || __atomic_load_n (&g->started, __ATOMIC_ACQUIRE);
+}
+
+extern "C" bool
+cc_gpu_compiling (struct _CcGpu *g)
+{
+  return g && __atomic_load_n (&g->started, __ATOMIC_ACQUIRE) && g->status == CC_OK &&
+         __atomic_load_n (&g->loaded, __ATOMIC_ACQUIRE) != (1u << MODULE_COUNT) - 1;
+}
+
+CcStatus
+cc_gpu_wait_modules (struct _CcGpu *g, unsigned modules, const CcJob *job, CcResult *r)
+{
+  const CcOptions *o = job->options;
+  /* Said only where it takes long: the driver's cached compile loads at once. */
+  double next = cc_now_ms () + 250;
+  char stage[320] = "";
+  cudaError_t err;
+
+  modules |= MODULES_EVERY_JOB;
+  while ((__atomic_load_n (&g->loaded, __ATOMIC_ACQUIRE) & modules) != modules)
+    {
+      const struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+      if (o->stage && cc_now_ms () >= next)
+        {
+          if (!*stage)
+            snprintf (stage, sizeof stage, "Compiling the GPU kernels for %s, the first "
+                      "time on this GPU model", g->name);
+          o->stage (stage, o->user_data);
+          next += 100;
+        }
+      if (o->cancel && o->cancel (o->user_data))
+        {
+          if (*stage)
+            o->stage (NULL, o->user_data);
+          return cc_fail (r, CC_ERROR_CANCELLED, "cancelled");
+        }
+      nanosleep (&tick, NULL);
+    }
+  if (*stage)
+    o->stage (NULL, o->user_data);
+  if ((err = __atomic_load_n (&g->load_error, __ATOMIC_ACQUIRE)) != cudaSuccess)
+    return cc_fail (r, cc_gpu_status_of (err), "could not load the GPU kernels: %s",
+                    cudaGetErrorString (err));
+  return CC_OK;
 }
 
 extern "C" const char *

@@ -16,6 +16,27 @@
  * lanes' atomics share a cache sector. */
 #define LANE_CLAIMS 16
 
+/* The kernels' modules (a translation unit each).  Where the build has no
+ * cubin for the GPU, the driver compiles a module from its PTX when it
+ * loads it: start-up loads them all at once, on helper threads, and a job
+ * waits for those it runs (CcKernels.modules). */
+enum
+{
+  MODULE_CONVERT,
+  MODULE_TEXTBOOK,
+  MODULE_REGISTER,
+  MODULE_SEPARABLE,
+  MODULE_FFT,
+  MODULE_COUNT
+};
+#define MODULE_BIT(m) (1u << (m))
+/* Every job converts its samples; the exact kernel follows any method. */
+#define MODULES_EVERY_JOB (MODULE_BIT (MODULE_CONVERT) | MODULE_BIT (MODULE_TEXTBOOK))
+
+/* A kernel of each module: asking for its attributes loads the module. */
+extern const void *const cc_module_convert, *const cc_module_textbook,
+  *const cc_module_register, *const cc_module_separable, *const cc_module_fft;
+
 typedef struct
 {
   cudaStream_t    stream;
@@ -58,6 +79,10 @@ struct _CcGpu
   char           *transfer;       /* the last transfer's tables (CcTransfer's block) */
   size_t          transfer_bytes;
   uint64_t        transfer_serial;   /* which transfer they are; 0: none */
+  bool            compiles;       /* no cubin for this GPU: the driver compiles the PTX */
+  pthread_t       loader[MODULE_COUNT];   /* where 'compiles': a module's load each */
+  unsigned        loaded;         /* MODULE_BITs of the modules loaded (atomic) */
+  cudaError_t     load_error;     /* the first load that failed */
 };
 
 /* A GPU method's kernels (the method table's CcMethodInfo.kernels): what
@@ -88,6 +113,8 @@ struct _CcKernels
    * the mask does not: then, on sources that can hold one, the kernels
    * get ConvArgs.nan_seen and the exact kernel follows them; NULL: never. */
   bool        (*reach_past) (const struct _CcGpu *g, const CcJob *job);
+  /* MODULE_BITs of the modules whose kernels it launches, besides MODULES_EVERY_JOB. */
+  unsigned    modules;
 };
 
 CcStatus       cc_gpu_status_of   (cudaError_t err);
@@ -95,6 +122,10 @@ void           cc_gpu_set_status  (struct _CcGpu *g, CcStatus status, const char
   __attribute__ ((format (printf, 3, 4)));
 /* Waits for start-up, once, and makes the GPU current on this thread. */
 struct _CcGpu *cc_gpu_ready       (struct _CcGpu *g);
+/* Where the driver compiles the kernels for this GPU: waits until 'modules'
+ * are loaded, reporting the stage; else returns at once. */
+CcStatus       cc_gpu_wait_modules (struct _CcGpu *g, unsigned modules, const CcJob *job,
+                                    CcResult *r);
 /* Whether 'ptr' is page-locked host memory from CUDA. */
 bool           cc_gpu_host_pinned (const void *ptr);
 

@@ -488,4 +488,6 @@ reach_past (const struct _CcGpu *g, const CcJob *job)
 
 extern "C" const CcKernels cc_kernels_register =
   { .check = check, .set_mask = set_mask, .launch = launch, .constant = true,
-    .reach_past = reach_past };
+    .reach_past = reach_past, .modules = MODULE_BIT (MODULE_REGISTER) };
+
+extern const void *const cc_module_register = (const void *) conv_column<1, false>;

@@ -631,6 +631,8 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
   r->status = CC_OK;
   if (cc_job_tick (job, 0.0))
     return cc_fail (r, CC_ERROR_CANCELLED, "cancelled");
+  if ((status = cc_gpu_wait_modules (g, k->modules, job, r)) != CC_OK)
+    return status;
 
   if (cc_fault ("alloc"))
     return gpu_failed (g, cudaErrorMemoryAllocation, r);

@@ -114,4 +114,7 @@ reach_past (const struct _CcGpu *g, const CcJob *job)
 /* Each pass sets its own mask. */
 extern "C" const CcKernels cc_kernels_separable =
   { .check = check, .launch = launch, .constant = true, .one_lane = true, .passes = true,
-    .one_pass = fused_takes, .reach_past = reach_past };
+    .one_pass = fused_takes, .reach_past = reach_past,
+    .modules = MODULE_BIT (MODULE_SEPARABLE) | MODULE_BIT (MODULE_REGISTER) };
+
+extern const void *const cc_module_separable = (const void *) conv_fused<1>;

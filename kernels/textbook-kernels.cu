@@ -348,3 +348,5 @@ const CcKernels cc_kernels_caching =
   { .check = check<CC_METHOD_CACHING>, .set_mask = constant_set_mask,
     .launch = launch_method<CC_METHOD_CACHING>, .constant = true };
 }
+
+extern const void *const cc_module_textbook = (const void *) conv_exact<4>;

@@ -200,7 +200,7 @@ preview_compute (GTask *task, gpointer source, gpointer data, GCancellable *canc
 
   /* The engine only: safe off the main thread. */
   job->pixels = render_compute (job->source, &job->settings, job->d->ctx, NULL,
-                                preview_outdated, job, &job->result, &error);
+                                preview_outdated, NULL, job, &job->result, &error);
   if (error)
     {
       job->error = g_strdup (error->message);

@@ -153,7 +153,8 @@ render_source_free (RenderSource *src)
 
 guchar *
 render_compute (const RenderSource *src, const RenderSettings *s, CcContext *ctx,
-                CcProgressFunc progress, CcCancelFunc cancel, gpointer user_data,
+                CcProgressFunc progress, CcCancelFunc cancel, CcStageFunc stage,
+                gpointer user_data,
                 CcResult *result, GError **error)
 {
   CcImage dst = src->image;
@@ -182,6 +183,7 @@ render_compute (const RenderSource *src, const RenderSettings *s, CcContext *ctx
   options.transfer = s->linear ? s->transfer : NULL;
   options.progress = progress;
   options.cancel = cancel;
+  options.stage = stage;
   options.user_data = user_data;
 
   if (cc_convolve (ctx, &src->image, src->out_x, src->out_y, &dst, &mask, &options, result)
@@ -198,6 +200,8 @@ render_compute (const RenderSource *src, const RenderSettings *s, CcContext *ctx
  * next and writing a third overlap. */
 #define BAND_BYTES (8 << 20)
 
+#define PROGRESS_TEXT "CUDA convolution"
+
 /* One band's computation, on a worker thread: the engine never calls
  * libgimp, so the main thread reads and writes other bands meanwhile. */
 typedef struct
@@ -213,6 +217,7 @@ typedef struct
   GCond                 cond;
   gboolean              done;       /* under 'lock' */
   gdouble               fraction;   /* progress, under 'lock' */
+  gchar                *stage;      /* what holds the band up, under 'lock'; NULL: nothing */
 } BandJob;
 
 static void
@@ -225,13 +230,27 @@ band_progress (gdouble fraction, gpointer data)
   g_mutex_unlock (&job->lock);
 }
 
+static void
+band_stage (const char *stage, gpointer data)
+{
+  BandJob *job = data;
+
+  g_mutex_lock (&job->lock);
+  if (g_strcmp0 (stage, job->stage) != 0)
+    {
+      g_free (job->stage);
+      job->stage = g_strdup (stage);
+    }
+  g_mutex_unlock (&job->lock);
+}
+
 static gpointer
 band_compute (gpointer data)
 {
   BandJob *job = data;
 
   job->pixels = render_compute (job->source, job->settings, job->ctx, band_progress, NULL,
-                                job, &job->result, &job->error);
+                                band_stage, job, &job->result, &job->error);
   g_mutex_lock (&job->lock);
   job->done = TRUE;
   g_cond_signal (&job->cond);
@@ -254,26 +273,45 @@ band_start (RenderSource *source, const RenderSettings *s, CcContext *ctx)
   return job;
 }
 
-/* Waits for a band, moving GIMP's progress bar (main thread only). */
+/* Waits for a band, moving GIMP's progress bar (main thread only); a
+ * stage that holds the band up (the kernels' first compile) is the bar's
+ * text meanwhile, and a line on GIMP's terminal. */
 static void
 band_wait (BandJob *job, const GeglRectangle *all)
 {
   const gdouble done = (gdouble) (job->source->out.y - all->y) / all->height;
   const gdouble share = (gdouble) job->source->out.height / all->height;
+  gchar *shown = NULL;
 
   g_mutex_lock (&job->lock);
   while (!job->done)
     {
       const gdouble fraction = job->fraction;
+      gchar *stage = g_strdup (job->stage);
 
       g_mutex_unlock (&job->lock);
-      gimp_progress_update (done + fraction * share);
+      if (stage && g_strcmp0 (stage, shown) != 0)
+        {
+          gimp_progress_set_text (stage);
+          g_printerr ("%s: %s\n", PLUG_IN_BINARY, stage);
+        }
+      else if (!stage && shown)
+        gimp_progress_set_text (PROGRESS_TEXT);
+      if (stage)
+        gimp_progress_pulse ();
+      else
+        gimp_progress_update (done + fraction * share);
+      g_free (shown);
+      shown = stage;
       g_mutex_lock (&job->lock);
       if (!job->done)
         g_cond_wait_until (&job->cond, &job->lock,
                            g_get_monotonic_time () + 100 * G_TIME_SPAN_MILLISECOND);
     }
   g_mutex_unlock (&job->lock);
+  if (shown)
+    gimp_progress_set_text (PROGRESS_TEXT);
+  g_free (shown);
   if (job->thread)
     g_thread_join (job->thread);
   job->thread = NULL;
@@ -285,6 +323,7 @@ band_free (BandJob *job)
   render_source_free (job->source);
   g_free (job->pixels);
   g_clear_error (&job->error);
+  g_free (job->stage);
   g_mutex_clear (&job->lock);
   g_cond_clear (&job->cond);
   g_free (job);
@@ -315,7 +354,7 @@ render_drawable (GimpImage *image, GimpDrawable *drawable, const RenderSettings 
   rows = (gint) MAX ((gint64) (MIN (cc_host_budget (), G_MAXSIZE) / 3 / row_bytes) - 2 * ry, 1);
   rows = MIN (rows, MAX ((gint) (BAND_BYTES / row_bytes), 64));
 
-  gimp_progress_init ("CUDA convolution");
+  gimp_progress_init (PROGRESS_TEXT);
   shadow = gimp_drawable_get_shadow_buffer (drawable);
   band = all;
   band.height = MIN (rows, all.height);

@@ -64,6 +64,7 @@ guchar     *render_compute       (const RenderSource   *source,
                                   CcContext            *ctx,
                                   CcProgressFunc        progress,
                                   CcCancelFunc          cancel,
+                                  CcStageFunc           stage,
                                   gpointer              user_data,
                                   CcResult             *result,
                                   GError              **error);

@@ -48,17 +48,18 @@ for step in $steps; do
       echo "release suites, driver alone: exit $?, $(secs $start)"
       grep -E 'installed|cuda|checks, |^files: |^SKIP|^FAIL|said once|GEGL_THREADS|fft ran' "$out/release.log" | head -60 ;;
     jit)
-      # The installed tool's first use: a 64x64 image through register and
-      # fft, JIT cache empty, the PTX forced; then through the cubins.
+      # The installed tool's first use through the PTX (CUDA_FORCE_PTX_JIT=1:
+      # the driver compiles it every time, as on a GPU newer than the
+      # cubins), what it said meanwhile, and its output against the cubins'.
       GPU_GIMP_TOOLKIT=0 run sh -c 'export HOME=/tmp/user-home; t=$HOME/.local/bin/cuda-convolve
-        printf "P6\n64 64\n255\n" >/tmp/jit.ppm; head -c 12288 /dev/urandom >>/tmp/jit.ppm
-        for mode in ptx cubin ptx-warm; do
-          case $mode in ptx) rm -rf /tmp/jit; export CUDA_FORCE_PTX_JIT=1 ;; cubin) unset CUDA_FORCE_PTX_JIT ;;
-            ptx-warm) export CUDA_FORCE_PTX_JIT=1 ;; esac
-          for m in register fft; do
-            s=$(date +%s.%N); CUDA_CACHE_PATH=/tmp/jit "$t" --verbose --method $m --shape disc --radius 2 /tmp/jit.ppm /tmp/jit-out.ppm 2>/tmp/jit.err
-            echo "$mode $m: exit $?, $(echo "$(date +%s.%N) $s" | awk "{ printf \"%.2f\", \$1 - \$2 }") s; $(grep -o "device: .*" /tmp/jit.err | head -1)"
-          done
+        printf "P6\n512 512\n255\n" >/tmp/jit.ppm; head -c 786432 /dev/urandom >>/tmp/jit.ppm
+        el () { echo "$(date +%s.%N) $1" | awk "{ printf \"%.2f\", \$1 - \$2 }"; }
+        for m in register separable fft; do
+          case $m in separable) shape="--shape gaussian --radius 12" ;; *) shape="--shape disc --radius 2" ;; esac
+          s=$(date +%s.%N); CUDA_FORCE_PTX_JIT=1 CUDA_CACHE_PATH=/tmp/jit "$t" --verbose --method $m $shape /tmp/jit.ppm /tmp/jit-ptx.ppm >/tmp/jit.out 2>/tmp/jit.err
+          rc=$?; e=$(el $s)
+          s=$(date +%s.%N); "$t" --method $m $shape /tmp/jit.ppm /tmp/jit-cubin.ppm; c=$(el $s)
+          echo "$m: PTX exit $rc, $e s (cubins $c s); $(grep -o "kernels: .*" /tmp/jit.out); said: $(cat /tmp/jit.err); bytes unlike the cubins: $(cmp -l /tmp/jit-ptx.ppm /tmp/jit-cubin.ppm | wc -l)"
         done' >"$out/jit.log" 2>&1
       echo "jit: $(secs $start)"; cat "$out/jit.log" ;;
     jit-ptx)

@@ -361,6 +361,21 @@ plan_output (Job *job, Job *jobs, int index, const char *dir, const char *out)
       }
 }
 
+/* A stage that holds a job up (the kernels' first compile on a GPU newer
+ * than the build) is said once on stderr, so that the wait is explained. */
+static void
+say_stage (const char *stage, void *user_data)
+{
+  static char said[512];
+
+  (void) user_data;
+  if (stage && strcmp (stage, said) != 0)
+    {
+      snprintf (said, sizeof said, "%s", stage);
+      fprintf (stderr, "cuda-convolve: %s...\n", stage);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -411,6 +426,7 @@ main (int argc, char **argv)
   int opt, n_jobs, status;
 
   cc_options_init (&s.options);
+  s.options.stage = say_stage;
   opterr = 0;
   while ((opt = getopt_long (argc, argv, "o:", longopts, NULL)) != -1)
     switch (opt)

@@ -16,12 +16,19 @@
 # CC_TEST_MODE=trap: a kernel traps, which leaves the process's CUDA context
 # unusable: that call and every later one give the CPU's bytes, and GIMP
 # carries on.  (The shell checks GIMP's log for one warning each.)
+# CC_TEST_MODE=jit (GIMP started with CUDA_FORCE_PTX_JIT=1 and an empty
+# CUDA_CACHE_PATH: the GPU as one newer than the build's cubins): the op
+# with auto runs on the CPU while the driver compiles the kernels, at once,
+# then on the GPU within one step of it; the procedure's own path (a
+# partial selection) waits for its compile and runs on the GPU.  (The shell
+# checks GIMP's log for the plug-in's word on the compile.)
 #
 # SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
 
 import os
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.environ["CC_TEST_DIR"])
 from helpers import *  # noqa: E402,F401,F403
@@ -243,8 +250,45 @@ def test_fault(mode):
     image.delete()
 
 
+def test_jit():
+    image, layer, px = photo_image(256, 192, "RGB", "u8")
+    report = os.path.join(tempfile.mkdtemp(), "report")
+    props = dict(matrix=matrix_text(31, 31, random_mask(31)[1]), normalize=True)
+    start = time.monotonic()
+    first = merged(image, layer, report, **props)
+    took = time.monotonic() - start
+    rows = read_report(report)
+    check([r[0] for r in rows] == ["cpu"] and took < 1.0,
+          "the op's first merge while the kernels compile: the CPU, in %.2f s: %s"
+          % (took, rows))
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        os.unlink(report)
+        gpu = merged(image, layer, report, **props)
+        rows = read_report(report)
+        if rows and rows[0][0] != "cpu":
+            break
+        image.remove_layer(gpu)
+        time.sleep(1)
+    waited = time.monotonic() - start
+    check(rows and rows[0][0] in GPU_METHODS,
+          "the op on the GPU once the kernels compiled, %.0f s after: %s" % (waited, rows))
+    ok, worst = near(values(px, gpu), values(px, first), "u8")
+    check(ok, "compiled from the PTX, the GPU's result within one step of the CPU's: %s"
+          % worst)
+    image.select_rectangle(Gimp.ChannelOps.REPLACE, 10, 10, 100, 80)
+    status, vals = run(image, [layer], preset="box-5", method="register")
+    check(status == Gimp.PDBStatusType.SUCCESS and vals[0] == "register" and
+          not vals[1].startswith("CPU"),
+          "the procedure's own path waits for its compile, then the GPU: %r" % vals)
+    image.delete()
+
+
 mode = os.environ.get("CC_TEST_MODE")
-if mode:
+if mode == "jit":
+    test_jit()
+    summary("GPU in GIMP, its kernels compiled from the PTX")
+elif mode:
     test_fault(mode)
     summary("GPU in GIMP under a %s fault" % mode)
 else:
