@@ -65,13 +65,10 @@ for step in $steps; do
     jit-ptx)
       GPU_GIMP_TOOLKIT=0 run sh -c 'export HOME=/tmp/ptx-home; rm -rf "$HOME" /tmp/jit-ptx; mkdir -p "$HOME"
         tar -xJf .gpubundle/ptx-only.tar.xz -C "$HOME"; t=$(ls -d "$HOME"/gimp-cuda-convolve-*)/bin/cuda-convolve
-        printf "P6
-64 64
-255
-" >/tmp/jit.ppm; head -c 12288 /dev/urandom >>/tmp/jit.ppm
+        printf "P6\n512 512\n255\n" >/tmp/jit.ppm; head -c 786432 /dev/urandom >>/tmp/jit.ppm
         for pass in cold warm; do for m in register fft; do
-          s=$(date +%s.%N); CUDA_CACHE_PATH=/tmp/jit-ptx "$t" --verbose --method $m --shape disc --radius 2 /tmp/jit.ppm /tmp/jit-out.ppm 2>/tmp/jit.err
-          rc=$?; [ $rc = 0 ] || tail -1 /tmp/jit.err; echo "ptx-only $pass $m: exit $rc, $(echo "$(date +%s.%N) $s" | awk "{ printf \"%.2f\", \$1 - \$2 }") s, $(grep -o "kernel [0-9.]*" /tmp/jit.err)"
+          s=$(date +%s.%N); CUDA_CACHE_PATH=/tmp/jit-ptx "$t" --verbose --method $m --shape disc --radius 2 /tmp/jit.ppm /tmp/jit-out.ppm >/tmp/jit.out 2>/tmp/jit.err
+          rc=$?; echo "ptx-only $pass $m: exit $rc, $(echo "$(date +%s.%N) $s" | awk "{ printf \"%.2f\", \$1 - \$2 }") s; the job $(grep -o "^time: [0-9.]* ms" /tmp/jit.out); $(grep -o "^device: .*" /tmp/jit.out); said: $(cat /tmp/jit.err)"
         done; du -sh /tmp/jit-ptx; done' >"$out/jit-ptx.log" 2>&1
       echo "jit-ptx: $(secs $start)"; cat "$out/jit-ptx.log" ;;
   esac
