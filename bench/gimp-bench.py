@@ -102,7 +102,7 @@ def op_said():
         return "nothing reported"
     parts = []
     for line in open(REPORT).read().splitlines():
-        method, device, pixels, calls, ms = line.split("\t")
+        method, device, pixels, calls, ms = line.split("\t")[:5]
         parts.append("%s on %s, %s call%s, %.0f ms in the engine"
                      % (method, device, calls, "" if calls == "1" else "s", float(ms)))
     return "; ".join(parts)

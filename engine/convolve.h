@@ -76,7 +76,7 @@ typedef enum
   CC_METHOD_CACHING,
   CC_METHOD_REGISTER,    /* several outputs a thread, taps as FMA operands */
   CC_METHOD_SEPARABLE,   /* a rank-1 (or low-rank) mask as row and column passes */
-  CC_METHOD_FFT,         /* cuFFT, loaded at run time */
+  CC_METHOD_FFT,         /* overlap-save tiles by the project's own transforms */
   CC_METHOD_COUNT
 } CcMethod;
 
@@ -145,9 +145,11 @@ typedef struct
   double    download_ms;
   double    total_ms;        /* wall time of the whole call */
   int       strips;          /* pieces the image was processed in */
-  char      kernel[64];      /* on the GPU, the kernels that ran (the last strip's):
-                                e.g. "register tensor 9x9", "separable one pass";
-                                "" on the CPU */
+  char      kernel[128];     /* on the GPU, the kernels that ran (the last strip's),
+                                then each fallback that computed something:
+                                e.g. "register tensor 9x9, FP32 redo",
+                                "fft, columns staged, exact pixels"; on the
+                                CPU "cpu direct" or "cpu fft" */
 } CcResult;
 
 typedef struct _CcContext CcContext;

@@ -16,6 +16,7 @@ typedef struct
   gint64    pixels;
   gint64    calls;
   gdouble   ms;
+  GString  *kernels;   /* "+"-joined, as they first ran */
 } Line;
 
 struct _OpReport
@@ -42,11 +43,26 @@ op_report_free (OpReport *r)
   if (!r)
     return;
   for (guint i = 0; i < r->lines->len; i++)
-    g_free (g_array_index (r->lines, Line, i).device);
+    {
+      g_free (g_array_index (r->lines, Line, i).device);
+      g_string_free (g_array_index (r->lines, Line, i).kernels, TRUE);
+    }
   g_array_free (r->lines, TRUE);
   g_free (r->path);
   g_mutex_clear (&r->lock);
   g_free (r);
+}
+
+/* Appends 'name' to a "+"-joined list that does not hold it yet. */
+static void
+join (GString *list, const gchar *name)
+{
+  gchar **have = g_strsplit (list->str, "+", -1);
+  gboolean seen = g_strv_contains ((const gchar * const *) have, name);
+
+  g_strfreev (have);
+  if (!seen)
+    g_string_append_printf (list, "%s%s", list->len ? "+" : "", name);
 }
 
 void
@@ -67,38 +83,29 @@ op_report_add (OpReport *r, const CcResult *result, gint64 pixels)
     }
   if (i == r->lines->len)
     {
-      Line l = { result->method_used, g_strdup (result->device), 0, 0, 0.0 };
+      Line l = { result->method_used, g_strdup (result->device), 0, 0, 0.0,
+                 g_string_new (NULL) };
 
       g_array_append_val (r->lines, l);
     }
   g_array_index (r->lines, Line, i).pixels += pixels;
   g_array_index (r->lines, Line, i).calls++;
   g_array_index (r->lines, Line, i).ms += result->total_ms;
+  if (result->kernel[0])
+    join (g_array_index (r->lines, Line, i).kernels, result->kernel);
   text = g_string_new (NULL);
   for (i = 0; i < r->lines->len; i++)
     {
       const Line *l = &g_array_index (r->lines, Line, i);
 
       g_string_append_printf (text, "%s\t%s\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT
-                              "\t%.3f\n", cc_method_name (l->method), l->device, l->pixels,
-                              l->calls, l->ms);
+                              "\t%.3f\t%s\n", cc_method_name (l->method), l->device,
+                              l->pixels, l->calls, l->ms, l->kernels->str);
     }
   /* Written whole (a temporary file, renamed): a reader never sees half. */
   g_file_set_contents (r->path, text->str, (gssize) text->len, NULL);
   g_string_free (text, TRUE);
   g_mutex_unlock (&r->lock);
-}
-
-/* Appends 'name' to a "+"-joined list that does not hold it yet. */
-static void
-join (GString *list, const gchar *name)
-{
-  gchar **have = g_strsplit (list->str, "+", -1);
-  gboolean seen = g_strv_contains ((const gchar * const *) have, name);
-
-  g_strfreev (have);
-  if (!seen)
-    g_string_append_printf (list, "%s%s", list->len ? "+" : "", name);
 }
 
 static gint
@@ -126,10 +133,10 @@ op_report_read (const gchar *path, gchar **methods, gchar **devices, gdouble *en
       rows = g_strsplit (text, "\n", -1);
       for (gchar **row = rows; *row; row++)
         {
-          gchar **f = g_strsplit (*row, "\t", 5);
+          gchar **f = g_strsplit (*row, "\t", 6);
           Line l;
 
-          if (g_strv_length (f) == 5 && cc_method_from_name (f[0], &l.method))
+          if (g_strv_length (f) >= 5 && cc_method_from_name (f[0], &l.method))
             {
               l.device = g_strdup (f[1]);
               l.pixels = g_ascii_strtoll (f[2], NULL, 10);

@@ -4,8 +4,9 @@
  *
  * The operation (re)writes the file after each region it computes, whole,
  * under a temporary name then renamed: one line a method and device that
- * ran, "METHOD<TAB>DEVICE<TAB>PIXELS<TAB>CALLS<TAB>ENGINE-MS" (pixels
- * computed, engine calls, their time), in the order they first ran.  GLib
+ * ran, "METHOD<TAB>DEVICE<TAB>PIXELS<TAB>CALLS<TAB>ENGINE-MS<TAB>KERNELS"
+ * (pixels computed, engine calls, their time, the kernels as CcResult
+ * names them, "+"-joined), in the order they first ran.  GLib
  * and the engine only.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception

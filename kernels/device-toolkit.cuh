@@ -3,7 +3,10 @@
  * mbarriers (compute capability 9.0 and up); how an output pixel is
  * finished (cc_finish by each channel's mode, or the plain formula where
  * every channel takes it); half-precision tensor-core MMAs summing in FP32
- * with two halves a sample; tensor maps for bulk copies of image boxes.
+ * with two halves a sample; tensor maps for bulk copies of image boxes;
+ * reading the source image, its borders resolved, and a pixel's sums by
+ * the definition (conv_pixel).  Every asm of kernels/ is here.  It
+ * includes no host header: the types it takes are conv-args.cuh's.
  * Internal to kernels/.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
@@ -20,7 +23,8 @@
 #include <cuda_pipeline.h>
 #include <cudaTypedefs.h>
 
-#include "gpu.cuh"
+#include "conv-args.cuh"
+#include "pixel.h"
 
 /* ---- Shared memory ---- */
 
@@ -158,7 +162,37 @@ tensor_load (void *dst, const CUtensorMap *map, int x, int y, unsigned long long
                    "r" (shared_address (bar))
                 : "memory");
 }
+
+/* By one thread: 'src' (128-byte aligned shared memory) to the box of
+ * 'map' at element (x, y) by the bulk-copy engine, waiting until the
+ * engine has read 'src' (not until the global writes land). */
+__device__ __forceinline__ void
+bulk_store_box (const CUtensorMap *map, int x, int y, const void *src)
+{
+  asm volatile ("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
+                :: "l" (map), "r" (x), "r" (y), "r" (shared_address (src))
+                : "memory");
+  asm volatile ("cp.async.bulk.commit_group;" ::: "memory");
+  asm volatile ("cp.async.bulk.wait_group.read 0;" ::: "memory");
+}
+
+/* By the thread that issued them: until its tensor stores have landed. */
+__device__ __forceinline__ void
+bulk_stores_wait ()
+{
+  asm volatile ("cp.async.bulk.wait_group 0;" ::: "memory");
+}
 #endif
+
+/* Four floats to global 'to' (16-byte aligned) where 'inside' is not 0,
+ * by a predicated store: no branch around it for the compiler to schedule. */
+__device__ __forceinline__ void
+store4_if (int inside, float *to, float x, float y, float z, float w)
+{
+  asm ("{ .reg .pred p; setp.ne.b32 p, %0, 0;"
+       " @p st.global.v4.f32 [%1], {%2, %3, %4, %5}; }"
+       :: "r" (inside), "l" (to), "f" (x), "f" (y), "f" (z), "f" (w));
+}
 
 /* ---- Finishing an output pixel ---- */
 
@@ -335,7 +369,7 @@ tensor_halves (float t0, float t1, unsigned *hi, unsigned *lo)
 
 /* The driver's tensor-map encoder, through the runtime: no link to the
  * driver library. */
-static PFN_cuTensorMapEncodeTiled_v12000
+static inline PFN_cuTensorMapEncodeTiled_v12000
 find_encode ()
 {
   void *f = nullptr;
@@ -352,7 +386,7 @@ find_encode ()
  * elements at most).  False where the image's rows are not 16-byte aligned,
  * the box is larger or the driver has no tensor maps: the kernels then copy
  * a row at a time. */
-static bool
+static inline bool
 image_map (const DevImage &im, int channels, int w, int h, CUtensorMap *map)
 {
   static const PFN_cuTensorMapEncodeTiled_v12000 encode = find_encode ();
@@ -367,6 +401,157 @@ image_map (const DevImage &im, int channels, int w, int h, CUtensorMap *map)
                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
                  CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
          == CUDA_SUCCESS;
+}
+
+/* ---- Reading the source image and summing a pixel ---- */
+
+template <int C>
+__device__ __forceinline__ void
+load_pixel (const float *p, float v[C], bool vec4)
+{
+  if (C == 4 && vec4)
+    {
+      const float4 q = __ldg (reinterpret_cast<const float4 *> (p));
+      v[0] = q.x; v[1] = q.y; v[2] = q.z; v[C - 1] = q.w;
+    }
+  else
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      v[c] = __ldg (p + c);
+}
+
+/* One source row in global memory, its border resolved once; only taps
+ * outside the row pay for the border rule across. */
+template <int C>
+struct GlobalRow
+{
+  const ConvArgs &a;
+  const float    *p;   /* NULL: a ghost row of zeros */
+
+  __device__ bool present () const { return p != NULL; }
+  __device__ void operator() (int x, float v[C]) const
+  {
+    if ((unsigned) x >= (unsigned) a.src.width)
+      {
+        x = cc_border_index32 (x, a.src.width, a.border_x);
+        if (x < 0)
+          {
+#pragma unroll
+            for (int c = 0; c < C; c++)
+              v[c] = 0.0f;
+            return;
+          }
+      }
+    load_pixel<C> (p + x * C, v, a.vec4);
+  }
+};
+
+/* Where pixel x of a row is, border resolved; NULL for a zero ghost pixel. */
+template <int C>
+__device__ __forceinline__ const float *
+pixel_address (const GlobalRow<C> &row, int x)
+{
+  if (!row.p)
+    return NULL;
+  if ((unsigned) x >= (unsigned) row.a.src.width)
+    {
+      x = cc_border_index32 (x, row.a.src.width, row.a.border_x);
+      if (x < 0)
+        return NULL;
+    }
+  return row.p + x * C;
+}
+
+template <int C>
+__device__ __forceinline__ GlobalRow<C>
+global_row (const ConvArgs &a, int y)
+{
+  if ((unsigned) y >= (unsigned) a.src.height)
+    {
+      y = cc_border_index32 (y, a.src.height, a.border_y);
+      if (y < 0)
+        return GlobalRow<C> { a, NULL };
+    }
+  return GlobalRow<C> { a, a.src.data + y * a.src.pitch };
+}
+
+/* Taps read from the mask in global memory, and a source read from global
+ * memory row by row, border resolved: the basic method's, and what the
+ * kernels that recompute a pixel exactly read. */
+struct GlobalTaps
+{
+  const float *m;
+  __device__ float operator() (int t) const { return __ldg (m + t); }
+};
+
+template <int C>
+struct GlobalSource
+{
+  const ConvArgs &a;
+  __device__ GlobalRow<C> row (int y) const { return global_row<C> (a, y); }
+};
+
+/* One output pixel, all channels, at source position (x, y): the loop every
+ * textbook method shares; they differ in where taps and rows come from
+ * ('source.row (y)' gives an accessor of that row's pixels).  Alpha, when
+ * there is one, is the last channel. */
+template <int C, class Taps, class Source>
+__device__ __forceinline__ void
+conv_pixel (const ConvArgs &a, const Taps &taps, const Source &source, int x, int y,
+            float *out)
+{
+  const int w = a.mask_width, h = a.mask_height;
+  const int x0 = x - (w - 1) / 2, y0 = y - (h - 1) / 2;
+  float plain[C], kca[C], wabs = 0.0f, v[C];
+
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    plain[c] = kca[c] = 0.0f;
+  for (int j = 0; j < h; j++)
+    {
+      const auto row = source.row (y0 + j);
+
+      if (!row.present ())
+        continue;   /* zero border: adds nothing */
+      if (!a.weighted)
+        for (int i = 0; i < w; i++)
+          {
+            const float k = taps (j * w + i);
+
+            row (x0 + i, v);
+#pragma unroll
+            for (int c = 0; c < C; c++)
+              plain[c] += k * v[c];
+          }
+      else
+        for (int i = 0; i < w; i++)
+          {
+            const float k = taps (j * w + i);
+
+            row (x0 + i, v);
+            const float ka = k * v[C - 1];
+#pragma unroll
+            for (int c = 0; c < C; c++)
+              {
+                plain[c] += k * v[c];
+                kca[c] += ka * v[c];
+              }
+            wabs += fabsf (ka);
+          }
+    }
+
+  source.row (y) (x, v);   /* the centre, for copied channels */
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    {
+      const int mode = a.mode[c];
+
+      out[c] = mode == CC_MODE_COPY ? v[c]
+             : mode == CC_MODE_WEIGHTED
+               ? cc_finish_weighted (plain[c], kca[c], wabs, a.sum_abs, a.inv_divisor,
+                                     a.offset, a.clamp)
+               : cc_finish (plain[c], a.inv_divisor, a.offset, a.clamp);
+    }
 }
 
 #endif /* CC_DEVICE_TOOLKIT_CUH */

@@ -172,8 +172,10 @@ gpu_start_up (struct _CcGpu *g)
       (err = cudaStreamCreateWithFlags (&g->stream, cudaStreamDefault)) != cudaSuccess ||
       (err = cudaMalloc (&g->mask, sizeof (float) * CC_MASK_MAX * CC_MASK_MAX)) !=
         cudaSuccess ||
-      (err = cudaMalloc (&g->claims, sizeof (unsigned) * LANE_CLAIMS * LANES)) != cudaSuccess ||
-      (err = cudaMemset (g->claims, 0, sizeof (unsigned) * LANE_CLAIMS * LANES)) != cudaSuccess)
+      (err = cudaMalloc (&g->claims, sizeof (Claims) * LANES)) != cudaSuccess ||
+      (err = cudaMemset (g->claims, 0, sizeof (Claims) * LANES)) != cudaSuccess ||
+      (err = cudaHostAlloc (&g->ran, sizeof (Fallbacks) * LANES, cudaHostAllocDefault)) !=
+        cudaSuccess)
     {
       cc_gpu_set_status (g, cc_gpu_status_of (err), "could not start the GPU: %s", cudaGetErrorString (err));
       return;
@@ -182,7 +184,9 @@ gpu_start_up (struct _CcGpu *g)
     {
       Lane *lane = &g->lane[l];
 
-      lane->claims = g->claims + LANE_CLAIMS * l;
+      lane->claims = g->claims + l;
+      lane->ran = g->ran + l;
+      memset (lane->ran, 0, sizeof *lane->ran);
       if ((err = cudaStreamCreateWithFlags (&lane->stream, cudaStreamDefault)) != cudaSuccess)
         break;
       for (int i = 0; i < 4 && err == cudaSuccess; i++)
@@ -272,6 +276,7 @@ cc_gpu_free (struct _CcGpu *g)
       cudaDeviceSynchronize ();
       cudaFree (g->mask);
       cudaFree (g->claims);
+      cudaFreeHost (g->ran);
       cudaFree (g->transfer);
       for (int l = 0; l < LANES; l++)
         {

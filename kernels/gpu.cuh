@@ -12,10 +12,6 @@
  * upload, another's kernels and a third's download overlap. */
 #define LANES 3
 
-/* Unsigneds between two lanes' tile counters: 64 bytes, so that no two
- * lanes' atomics share a cache sector. */
-#define LANE_CLAIMS 16
-
 /* The kernels' modules (a translation unit each).  Where the build has no
  * cubin for the GPU, the driver compiles a module from its PTX when it
  * loads it: start-up loads them all at once, on helper threads, and a job
@@ -45,7 +41,9 @@ typedef struct
   size_t          scratch_bytes;
   char           *stage;          /* page-locked staging for pageable images */
   size_t          stage_bytes;
-  unsigned       *claims;         /* its kernels' tile counters (ConvArgs) */
+  Claims         *claims;         /* its kernels' shared words (ConvArgs) */
+  Fallbacks      *ran;            /* its fallbacks' counts, as last copied ... */
+  Fallbacks       ran_before;     /* ... and as they were when the job began */
   CcFftState     *fft;            /* fft's plans and mask spectra, once used */
   int64_t         strip_rows;     /* the job's strips' rows, as its scratch was sized */
   int64_t         y0;             /* the strip in flight ... */
@@ -71,7 +69,8 @@ struct _CcGpu
   bool            no_gpu;         /* CUDA_CONVOLVE_NO_GPU: start no GPU */
   char           *fft_cufft;      /* CUDA_CONVOLVE_CUFFT: fft's rows by that cuFFT */
   float          *mask;           /* device copy for methods that read it there */
-  unsigned       *claims;         /* the lanes' tile counters, LANE_CLAIMS apart */
+  Claims         *claims;         /* the lanes' shared words, one Claims each */
+  Fallbacks      *ran;            /* the lanes' copies, one each (page-locked) */
   float          *fft_mask;       /* fft: the last job's mask (host copy) ... */
   int             fft_mask_width, fft_mask_height;
   uint64_t        fft_mask_serial;   /* ... and its number, which each lane's
@@ -111,7 +110,7 @@ struct _CcKernels
   /* Whether its sums reach samples past the mask (zero taps padding it, a
    * transform's whole plane), where an infinity or a NaN would make a NaN
    * the mask does not: then, on sources that can hold one, the kernels
-   * get ConvArgs.nan_seen and the exact kernel follows them; NULL: never. */
+   * get ConvArgs.nan and the exact kernel follows them; NULL: never. */
   bool        (*reach_past) (const struct _CcGpu *g, const CcJob *job);
   /* MODULE_BITs of the modules whose kernels it launches, besides MODULES_EVERY_JOB. */
   unsigned    modules;

@@ -16,13 +16,13 @@
 
 #include <cuda_fp16.h>
 
+#include "gpu.cuh"
 #include "register-tile.cuh"
 
-/* Unweighted RGBA with masks 7 to 15 wide: issue-bound, so each thread
- * takes more outputs (36 sums, fewer loads and less overhead an output)
- * and 80 registers, where 64 had let two blocks of 512 share an SM (launch
- * bounds 256 x 3 for these), in narrow blocks (block_shape).  Not wider
- * masks: separable's wide row passes lost more than 31x31 gained
+/* Unweighted RGBA with masks 7 to 15 wide is issue-bound: each thread
+ * takes more outputs (36 sums: fewer loads and less overhead an output),
+ * 80 registers (launch bounds 256 x 3) and narrow blocks (block_shape).
+ * Wider masks keep the plain shape, for separable's wide row passes
  * (docs/performance.md has the figures, as for every choice below). */
 __host__ __device__ constexpr bool
 reg_wide (int channels, int kw, bool weighted)
@@ -154,8 +154,8 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
         }
 
       /* The class's zero taps past the mask make a NaN of an infinity or
-       * a NaN they reach (the scheduler passes nan_seen only then: reach_past). */
-      if (a.nan_seen)
+       * a NaN they reach (the scheduler passes ConvArgs.nan only then: reach_past). */
+      if (a.nan)
         {
           bool nan = false;
 
@@ -168,7 +168,7 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
                 nan = nan || isnan (plain[n][c]);
             }
           if (nan)
-            *a.nan_seen = 1;
+            a.nan->seen = 1;
         }
 
       /* Finish in registers (copied channels from the tile's centre
@@ -187,7 +187,7 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
       };
       /* The clamp chosen once a tile, not per sample: clamped, the plain
        * finish is one saturating FMA a sample.  Unclamped it passes
-       * a.clamp, not 0: with 0, ptxas scheduled the 5x5 kernel 9% slower. */
+       * a.clamp rather than a constant 0, which ptxas schedules worse. */
       if (plain_only<C, WEIGHTED> (a) && a.clamp)
         finish_plain (1);
       else if (plain_only<C, WEIGHTED> (a))
@@ -410,6 +410,7 @@ launch_channels (const ConvArgs &a, const DeviceFacts &d, cudaStream_t stream)
       if (C == 4 && !WEIGHTED && tensor9_takes (a, d))
         {
           cc_kernel_ran ("register tensor 9x9");
+          cc_kernel_may_fall_back ();
           return launch_tensor9 (a, d, stream);
         }
       return launch_class<C, 9, WEIGHTED> (a, d, stream);

@@ -11,9 +11,9 @@
 
 /* ---- 9x9 masks on RGBA by tensor cores ----
  *
- * Unweighted RGBA under a 9x9 mask takes 81 FMAs a sample, which the FP32
- * register kernel issues at some 85% of the FMA rate, its loads and stores
- * taking the rest of the issue slots.  The tensor cores' half-precision MMA
+ * Unweighted RGBA under a 9x9 mask takes 81 FMAs a sample, which leaves
+ * the FP32 register kernel issue-bound, its loads and stores taking issue
+ * slots from the FMAs.  The tensor cores' half-precision MMA
  * (mma.sync m16n8k16, FP32 sums) does the products beside the FP32 pipe.
  * Each sample x is split into two halves, hi = half (x) and lo = half
  * (x - hi), each tap likewise (the taps first scaled by a power of two that
@@ -35,8 +35,8 @@
  * issued a step ahead; one block barrier a step.
  *
  * Half precision ends at 65520: a sample beyond it, an infinity or a NaN
- * makes a sum non-finite, which the kernel reports in ConvArgs.claims
- * [CLAIMS_REDO].
+ * makes a sum non-finite, which the kernel reports in its stream's
+ * Claims.redo.
  * The FP32 kernel, launched after it on the same stream, then does the
  * job again; otherwise its blocks return at once. */
 constexpr int T9_K = 9;
@@ -245,7 +245,10 @@ conv_tensor9 (const __grid_constant__ ConvArgs a, int seg)
         }
     }
   if (!isfinite (bad))
-    a.claims[CLAIMS_REDO] = 1;
+    {
+      a.claims->redo = 1;
+      atomicAdd (&a.claims->ran.redo, 1u);   /* the FP32 kernel after it redoes the job */
+    }
 #endif
 }
 
@@ -306,7 +309,7 @@ launch_tensor9 (const ConvArgs &a, const DeviceFacts &d, cudaStream_t stream)
 
   /* Rows a block: as many as fill one wave of two blocks an SM, since each
    * block sums 8 rows with no output of their own and waits for its first
-   * loads (half as many rows ran 7% slower). */
+   * loads. */
   const int segs = max (2 * d.sms / bands, 1);
   const int seg = max ((a.dst.height + segs - 1) / segs, T9_MIN_SEG);
 
@@ -321,7 +324,7 @@ launch_tensor9 (const ConvArgs &a, const DeviceFacts &d, cudaStream_t stream)
   kernel<<<dim3 (bands, (a.dst.height + seg - 1) / seg), 32 * T9_WARPS, shared, stream>>> (a, seg);
   if ((err = cudaGetLastError ()) != cudaSuccess)
     return err;
-  return launch_class<4, T9_K, false> (a, d, stream, a.claims + CLAIMS_REDO);
+  return launch_class<4, T9_K, false> (a, d, stream, &a.claims->redo);
 }
 
 #endif /* CC_REGISTER_TENSOR9_CUH */

@@ -147,13 +147,7 @@ struct TileBuffers
     async_proxy_fence ();
     __syncthreads ();
     if (first_thread ())
-      {
-        asm volatile ("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
-                      :: "l" (map), "r" (x), "r" (y), "r" (shared_address (staged))
-                      : "memory");
-        asm volatile ("cp.async.bulk.commit_group;" ::: "memory");
-        asm volatile ("cp.async.bulk.wait_group.read 0;" ::: "memory");
-      }
+      bulk_store_box (map, x, y, staged);
     storing = true;
 #endif
   }
@@ -175,7 +169,7 @@ struct TileBuffers
   {
 #if BULK_COPY
     if (storing && first_thread ())
-      asm volatile ("cp.async.bulk.wait_group 0;" ::: "memory");
+      bulk_stores_wait ();
 #endif
   }
 };
@@ -315,20 +309,20 @@ store_rows (const ConvArgs &a, const float *staged, int pitch, int rows, int x, 
 }
 
 /* Tiles go to blocks as they ask: a block takes its first two tiles by its
- * index, then claims each next one from a counter in device memory.  A
- * fixed round-robin left SMs idle at the end, some blocks running faster
- * than others.  A claim is made
- * two tiles ahead of its use, so its round trip hides behind a tile's work
- * even when the block prefetches its next tile into a second buffer (where
- * two tiles fit shared memory; otherwise it loads as it goes).  The last
- * block to finish zeroes the counters for the next launch on its stream. */
+ * index, then claims each next one from a counter in device memory, so
+ * that blocks running at different speeds finish together.  A claim is
+ * made two tiles ahead of its use, so its round trip hides behind a
+ * tile's work even when the block prefetches its next tile into a second
+ * buffer (where two tiles fit shared memory; otherwise it loads as it
+ * goes).  The last block to finish zeroes the counters for the next
+ * launch on its stream. */
 struct Walk
 {
   int buffers;
   int floats;         /* a buffer's */
   int across;         /* tiles a row of them */
   int total;          /* tiles */
-  unsigned *claims;   /* tiles claimed, blocks finished; zero at the start */
+  Claims *claims;     /* its tile and done words: zero at the start */
   int mapped;         /* map: the source, a box a tile (load_tile_async) */
   int out_mapped;     /* out_map: the output, a box a tile's outputs */
   CUtensorMap map, out_map;
@@ -350,16 +344,16 @@ tile_at (const Walk &w, int i)
 __device__ __forceinline__ int
 claim_tile (const Walk &w)
 {
-  return 2 * gridDim.x + atomicAdd (w.claims + CLAIMS_TILE, 1u);
+  return 2 * gridDim.x + atomicAdd (&w.claims->tile, 1u);
 }
 
 __device__ __forceinline__ void
 walk_done (const Walk &w)
 {
-  if (first_thread () && atomicAdd (w.claims + CLAIMS_DONE, 1u) == gridDim.x - 1)
+  if (first_thread () && atomicAdd (&w.claims->done, 1u) == gridDim.x - 1)
     {
-      w.claims[CLAIMS_TILE] = 0;
-      w.claims[CLAIMS_DONE] = 0;
+      w.claims->tile = 0;
+      w.claims->done = 0;
       if (w.redo)
         *w.redo = 0;
     }
@@ -428,8 +422,8 @@ launch_walk (Kernel kernel, const ConvArgs &a, dim3 block, const Tile &t, int ou
   w.mapped = image_map (a.src, a.channels, t.stride, t.h, &w.map);
   w.out_mapped = w.mapped && out_span &&
                  image_map (a.dst, a.channels, out_span * a.channels, block.y, &w.out_map);
-  /* Tensor copies want each buffer 128-byte aligned.  Not the others: a
-   * 1D signal's second buffer moved so ran 8% slower. */
+  /* Tensor copies want each buffer 128-byte aligned; the others stay
+   * packed, which is faster. */
   if (w.mapped)
     w.floats = buffer_floats (t.stride, t.h);
   const size_t tile = sizeof (float) * w.floats;

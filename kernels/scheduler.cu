@@ -18,13 +18,21 @@
 
 pthread_mutex_t cc_constant_mask_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* What the launchers named for the job this thread runs (cc_kernel_ran). */
+/* What the launchers named for the job this thread runs (cc_kernel_ran),
+ * and whether they queued a kernel that may fall back. */
 static __thread const char *kernel_ran;
+static __thread bool may_fall_back;
 
 void
 cc_kernel_ran (const char *kernels)
 {
   kernel_ran = kernels;
+}
+
+void
+cc_kernel_may_fall_back (void)
+{
+  may_fall_back = true;
 }
 
 /* How the job's buffers are laid out on the device. */
@@ -399,7 +407,7 @@ start_strip (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const Plan 
   lane->rows = rows;
   lane->strip_rows = p->strip;
   a.claims = lane->claims;
-  a.nan_seen = p->exact_after ? lane->claims + CLAIMS_NAN : NULL;
+  a.nan = p->exact_after ? &lane->claims->nan : NULL;
   cudaEventRecord (lane->ev[0], stream);
   if (p->direct_in)
     {
@@ -447,7 +455,7 @@ start_strip (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const Plan 
     a.dst = DevImage { float_out, dst->width * C, (int) dst->width, (int) rows };
   a.vec4 = ((uintptr_t) a.src.data % 16 == 0) && (a.src.pitch % 4 == 0);
   if ((err = launch (g, k, lane, job, a, pass, planes)) != cudaSuccess ||
-      (a.nan_seen && (err = cc_exact_launch (a, g->facts, stream)) != cudaSuccess))
+      (a.nan && (err = cc_exact_launch (a, g->facts, stream)) != cudaSuccess))
     return err;
 
   if (!p->direct_out && (dst->on_device || p->raw_out_row))
@@ -486,6 +494,10 @@ start_strip (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const Plan 
       if (err != cudaSuccess)
         return err;
     }
+  if ((p->exact_after || may_fall_back) &&
+      (err = cudaMemcpyAsync (lane->ran, &lane->claims->ran, sizeof *lane->ran,
+                              cudaMemcpyDeviceToHost, stream)) != cudaSuccess)
+    return err;
   cudaEventRecord (lane->ev[3], stream);
   return cudaSuccess;
 }
@@ -607,6 +619,26 @@ gpu_failed (struct _CcGpu *g, cudaError_t err, CcResult *r)
                   "out of memory" : "error", cudaGetErrorString (err));
 }
 
+/* CcResult.kernel: what the launchers named, then each fallback whose
+ * count moved in any lane (their copies, once every lane is done). */
+static void
+name_kernels (const struct _CcGpu *g, int lanes, CcResult *r)
+{
+  Fallbacks ran = { 0, 0, 0 };
+
+  for (int l = 0; l < lanes; l++)
+    {
+      const Fallbacks *f = g->lane[l].ran, *b = &g->lane[l].ran_before;
+
+      ran.redo |= f->redo != b->redo;
+      ran.exact |= f->exact != b->exact;
+      ran.fft_exact |= f->fft_exact != b->fft_exact;
+    }
+  snprintf (r->kernel, sizeof r->kernel, "%s%s%s%s", kernel_ran,
+            ran.redo ? ", FP32 redo" : "", ran.fft_exact ? ", exact pixels" : "",
+            ran.exact ? ", exact kernel" : "");
+}
+
 extern "C" CcStatus
 cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job,
             CcResult *r)
@@ -644,6 +676,7 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
   r->method_used = method;
   snprintf (r->device, sizeof r->device, "%s", g->name);
   kernel_ran = cc_method_name (method);
+  may_fall_back = false;
   a = conv_args (g, job);
 
   if (k->constant)
@@ -654,6 +687,8 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
     err = cc_kernels_basic.set_mask (g, job);
   if (err == cudaSuccess && job->transfer)
     err = upload_transfer (g, job->transfer);
+  for (int l = 0; l < p.lanes; l++)
+    g->lane[l].ran_before = *g->lane[l].ran;
   /* The lanes read the mask and the tables: they must be there first. */
   if (err == cudaSuccess)
     err = cudaStreamSynchronize (g->stream);
@@ -684,7 +719,7 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
     status = gpu_failed (g, err, r);
   else if (status == CC_OK)
     {
-      snprintf (r->kernel, sizeof r->kernel, "%s", kernel_ran);
+      name_kernels (g, p.lanes, r);
       cc_job_tick (job, 1.0);
     }
   if (k->constant)

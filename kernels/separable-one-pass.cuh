@@ -235,8 +235,8 @@ conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ FusedTap
     /* Step s's column pass: filtered row u completes output row j0 + u,
      * stored where 'valid' has bit u set (every row but the first and last
      * few steps' and past the image's right edge).  One unrolled copy for
-     * every step: a second, without the tests, for the steps that need
-     * none ran no faster, its warps waiting on instruction fetches. */
+     * every step: a second without the tests would only add instruction
+     * fetches. */
 #pragma unroll
     for (int k = 0; k < KP; k++)
       sum[k] = 0.0f;

@@ -108,8 +108,8 @@ static_assert (FT_REDO_BYTES % alignof (ConvArgs) == 0 && sizeof (ConvArgs) % al
  * order; a zero border's ghosts as zeros).  16 rows at a time: their
  * source rows staged in shared memory, filtered along x into a ring
  * there, then the outputs those rows complete; a barrier between each.
- * A function a radius, its taps in registers and its loops unrolled: a
- * tap loaded from memory at each step made it several times slower. */
+ * A function a radius, its taps in registers and its loops unrolled, so
+ * that no step loads a tap from memory. */
 template <int FINISH, int R>
 __device__ __noinline__ void
 fused_redo (const ConvArgs &a, const FusedTaps &t, int bx0, int y_first, int rows, float4 *ring)
@@ -476,10 +476,7 @@ conv_fused_tensor (const __grid_constant__ ConvArgs a, const __grid_constant__ F
                   return FINISH == FINISH_PLAIN_CLAMPED ? __saturatef (f) : f;
                 };
 
-                asm ("{ .reg .pred p; setp.ne.b32 p, %0, 0;"
-                     " @p st.global.v4.f32 [%1], {%2, %3, %4, %5}; }"
-                     :: "r" (inside), "l" (to), "f" (finish (v.x)), "f" (finish (v.y)),
-                        "f" (finish (v.z)), "f" (finish (v.w)));
+                store4_if (inside, to, finish (v.x), finish (v.y), finish (v.z), finish (v.w));
               }
           }
       }
@@ -527,6 +524,7 @@ conv_fused_tensor (const __grid_constant__ ConvArgs a, const __grid_constant__ F
         {
           *job = a;
           *taps = t.exact;
+          atomicAdd (&a.claims->ran.redo, 1u);
         }
       __syncthreads ();
       fused_redo_radius<FINISH> (t.r, *job, *taps, bx0, y_first, rows,
@@ -597,6 +595,7 @@ launch_fused_tensor (const struct _CcGpu *g, const CcJob *job, const ConvArgs &a
   if (!fused_tensor_taps (job, r, a.inv_divisor, &taps))
     return launch_fused (g, job, a, r, stream);
   cc_kernel_ran ("separable one pass, tensor cores");
+  cc_kernel_may_fall_back ();
   if ((err = cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    (int) shared)) != cudaSuccess)
     return err;

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "device-toolkit.cuh"
+#include "gpu.cuh"
 
 static CcStatus
 check (const CcJob *job, size_t *shared, char *message, size_t size)

@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include "device-toolkit.cuh"
 #include "gpu.cuh"
 
 __constant__ float c_mask[CC_DIRECT_MASK_MAX * CC_DIRECT_MASK_MAX];
@@ -115,16 +116,18 @@ conv_direct (const __grid_constant__ ConvArgs a, Taps taps)
 }
 
 /* The exact fallback (cc_exact_launch): basic's sums, blocks stepping over
- * the output's 16 x 16 squares, so that the launch costs little where the
- * word is not set. */
+ * the output's 16 x 16 squares, so that the launch costs little where
+ * nothing was seen. */
 template <int C>
 __global__ void
-conv_exact (const __grid_constant__ ConvArgs a, unsigned *word)
+conv_exact (const __grid_constant__ ConvArgs a, NanWords *nan)
 {
   const int across = (a.dst.width + 15) / 16, squares = across * ((a.dst.height + 15) / 16);
 
-  if (!*reinterpret_cast<volatile const unsigned *> (word))
+  if (!*reinterpret_cast<volatile const unsigned *> (&nan->seen))
     return;
+  if (blockIdx.x == 0 && threadIdx.x == 0 && threadIdx.y == 0)
+    a.claims->ran.exact++;
   for (int q = blockIdx.x; q < squares; q += gridDim.x)
     {
       const int ox = q % across * 16 + threadIdx.x, oy = q / across * 16 + threadIdx.y;
@@ -133,11 +136,11 @@ conv_exact (const __grid_constant__ ConvArgs a, unsigned *word)
         conv_pixel<C> (a, GlobalTaps { a.mask }, GlobalSource<C> { a }, a.out_x + ox,
                        a.out_y + oy, DST_PIXEL (a, ox, oy));
     }
-  /* Every block has read the word: the last one clears it. */
-  if (threadIdx.x == 0 && threadIdx.y == 0 && atomicAdd (word + 1, 1u) == gridDim.x - 1)
+  /* Every block has read 'seen': the last one clears it. */
+  if (threadIdx.x == 0 && threadIdx.y == 0 && atomicAdd (&nan->blocks, 1u) == gridDim.x - 1)
     {
-      word[0] = 0;
-      word[1] = 0;
+      nan->seen = 0;
+      nan->blocks = 0;
     }
 }
 
@@ -284,7 +287,7 @@ template <int C>
 static cudaError_t
 launch_exact (const ConvArgs &a, const DeviceFacts &d, cudaStream_t stream)
 {
-  conv_exact<C><<<4 * d.sms, dim3 (16, 16), 0, stream>>> (a, a.nan_seen);
+  conv_exact<C><<<4 * d.sms, dim3 (16, 16), 0, stream>>> (a, a.nan);
   return cudaGetLastError ();
 }
 

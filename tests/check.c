@@ -474,6 +474,9 @@ check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_m
         }
       CHECK (r.strips >= c->min_strips, "%s: %d strips, expected at least %d: %s",
              cc_method_name (methods[m]), r.strips, c->min_strips, what);
+      CHECK (!c->kernel || methods[m] == CC_METHOD_AUTO || methods[m] == CC_METHOD_CPU ||
+             strcmp (r.kernel, c->kernel) == 0, "%s: ran '%s', not '%s': %s",
+             cc_method_name (methods[m]), r.kernel, c->kernel, what);
       /* auto is held to the bound of the method it took. */
       const double b = check_transformed (&r) ? fft_bound : bound;
 

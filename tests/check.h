@@ -41,6 +41,7 @@ typedef struct
   int      transfer;       /* u8 and u16 colour as codes: 0 no, 1 sRGB, 2 three
                               gamma curves (1.8, 2.2, 2.6; three colour channels) */
   unsigned keep_colour;    /* bit c: colour channel c keeps its source values */
+  const char *kernel;      /* non-NULL: what a GPU method must say ran (CcResult.kernel) */
 } CheckCase;
 
 extern _Atomic int check_failures;

@@ -97,9 +97,18 @@ def read_report(path):
     rows = []
     if os.path.exists(path):
         for line in open(path).read().splitlines():
-            m, d, p, c, _ = line.split("\t")
+            m, d, p, c = line.split("\t")[:4]
             rows.append((m, d, int(p), int(c)))
     return rows
+
+
+def read_kernels(path):
+    """The kernels each engine call named, from the op's report file."""
+    names = []
+    if os.path.exists(path):
+        for line in open(path).read().splitlines():
+            names += line.split("\t")[5].split("+")
+    return names
 
 
 def near(a, b, stype):
@@ -130,10 +139,10 @@ def test_gpu_against_cpu():
         ("RGB u8, box-5", 512, 384, "RGB", "u8", dict(preset="box-5"), "register"),
         ("RGB u8, random 9x9", 512, 384, "RGB", "u8", random_mask(9), "register"),
         ("RGBA u8, random 9x9, unweighted (tensor cores)", 512, 384, "RGBA", "u8",
-         random_mask(9), "register"),
+         random_mask(9), "register tensor 9x9"),
         ("RGB u8, 25x25 Gaussian", 512, 384, "RGB", "u8", gaussian(25), "separable"),
         ("RGBA u8, 31x31 Gaussian, unweighted (one pass)", 512, 384, "RGBA", "u8",
-         gaussian(31), "separable"),
+         gaussian(31), "separable one pass, tensor cores"),
         ("RGB u8, random 31x31", 512, 384, "RGB", "u8", random_mask(31), "fft"),
         ("RGBA u8, random 31x31, alpha-weighted", 512, 384, "RGBA", "u8", random_mask(31),
          "fft"),
@@ -162,9 +171,16 @@ def test_gpu_against_cpu():
             os.unlink(report)
         gpu = merged(image, layer, report, **props)
         rows = read_report(report)
+        kernels = read_kernels(report)
         cpu = merged(image, layer, method="cpu", **props)
         ok, worst = near(values(px, gpu), values(px, cpu), stype)
         check(ok, "%s: the GPU within one step of the CPU (worst %s)" % (what, worst))
+        # The kernels each call named: the fast path asked for, or for fft
+        # the path its tiles took.
+        ran = "fft, columns" if want == "fft" else want
+        check(kernels and all(k.startswith(ran) for k in kernels),
+              "%s: the kernels that ran in GIMP are %s: %s" % (what, ran, kernels))
+        want = want.split()[0]
         # One call for a layer that fits a block; for bands, one a band at
         # least (GIMP's chunks across two bands have both computed).
         n = blocks(w, h)
