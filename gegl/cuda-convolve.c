@@ -541,7 +541,8 @@ prepare (GeglOperation *operation)
  * with an explicit GPU method (which waits for CUDA to start) or auto,
  * except while CUDA still starts for masks the CPU takes quickly, and
  * while the driver compiles the kernels for a GPU newer than the build
- * (seconds, once per GPU model), which GIMP must not wait for. */
+ * (seconds, once per GPU model), which GIMP must not wait for, whatever
+ * the method. */
 static gboolean
 takes_gpu (GeglProperties *o)
 {
@@ -561,7 +562,7 @@ takes_gpu (GeglProperties *o)
     gpu = FALSE;
   else
     gpu = cc_context_gpu_status (engine (), why, sizeof why) == CC_OK &&
-          !(o->method == CC_METHOD_AUTO && cc_context_gpu_compiling (engine ()));
+          !cc_context_gpu_compiling (engine ());
   op_settings_unref (s);
   return gpu;
 }
@@ -811,6 +812,18 @@ convolve_with (GeglOperation       *operation,
           warn_once (note);
           g_free (note);
         }
+      options.method = CC_METHOD_CPU;
+    }
+  else if (options.method != CC_METHOD_AUTO && options.method != CC_METHOD_CPU &&
+           cc_context_gpu_status (engine (), why, sizeof why) == CC_OK &&
+           cc_context_gpu_compiling (engine ()))
+    {
+      gchar *note = g_strdup_printf ("the driver is compiling the GPU kernels for this GPU "
+                                     "model, once; the CPU path runs instead of %s meanwhile",
+                                     cc_method_name (options.method));
+
+      warn_once (note);
+      g_free (note);
       options.method = CC_METHOD_CPU;
     }
   shared = options.method == CC_METHOD_CPU && !whole;

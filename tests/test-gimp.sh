@@ -218,6 +218,11 @@ if [ -f "$data/gegl-0.4/plug-ins/cuda-convolve-gpl3.so" ]; then
       else
         echo "FAIL - the plug-in said nothing of its kernels' compile"; status=1
       fi
+      if said=$(grep -m1 -o 'cuda:convolve: the driver is compiling.*' "$tmp/gpu-jit.log"); then
+        echo "ok   - the operation's word for a GPU method meanwhile: $said"
+      else
+        echo "FAIL - the operation said nothing where a GPU method took the CPU"; status=1
+      fi
     else
       echo "SKIP: the kernels compiled from the PTX: $(tail -1 "$tmp/jit-probe.log")"
     fi

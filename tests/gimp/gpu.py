@@ -18,8 +18,8 @@
 # carries on.  (The shell checks GIMP's log for one warning each.)
 # CC_TEST_MODE=jit (GIMP started with CUDA_FORCE_PTX_JIT=1 and an empty
 # CUDA_CACHE_PATH: the GPU as one newer than the build's cubins): the op
-# with auto runs on the CPU while the driver compiles the kernels, at once,
-# then on the GPU within one step of it; the procedure's own path (a
+# with auto or a GPU method runs on the CPU while the driver compiles the
+# kernels, at once, then on the GPU within one step of it; the procedure's own path (a
 # partial selection) waits for its compile and runs on the GPU.  (The shell
 # checks GIMP's log for the plug-in's word on the compile.)
 #
@@ -277,6 +277,13 @@ def test_jit():
     check([r[0] for r in rows] == ["cpu"] and took < 1.0,
           "the op's first merge while the kernels compile: the CPU, in %.2f s: %s"
           % (took, rows))
+    os.unlink(report)
+    asked = time.monotonic()
+    merged(image, layer, report, method="register", **props)
+    took = time.monotonic() - asked
+    rows = read_report(report)
+    check([r[0] for r in rows] == ["cpu"] and took < 1.0,
+          "an explicit GPU method meanwhile: the CPU too, in %.2f s: %s" % (took, rows))
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         os.unlink(report)
