@@ -96,8 +96,7 @@ module_load (void *data)
 static void
 modules_start (struct _CcGpu *g, int major, int minor)
 {
-  g->compiles = !cubin_runs (major, minor);
-  if (!g->compiles)
+  if (cubin_runs (major, minor))
     {
       g->loaded = (1u << MODULE_COUNT) - 1;
       return;

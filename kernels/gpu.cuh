@@ -78,8 +78,7 @@ struct _CcGpu
   char           *transfer;       /* the last transfer's tables (CcTransfer's block) */
   size_t          transfer_bytes;
   uint64_t        transfer_serial;   /* which transfer they are; 0: none */
-  bool            compiles;       /* no cubin for this GPU: the driver compiles the PTX */
-  pthread_t       loader[MODULE_COUNT];   /* where 'compiles': a module's load each */
+  pthread_t       loader[MODULE_COUNT];   /* where no cubin runs: a module's load each */
   unsigned        loaded;         /* MODULE_BITs of the modules loaded (atomic) */
   cudaError_t     load_error;     /* the first load that failed */
 };

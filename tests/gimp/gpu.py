@@ -19,9 +19,10 @@
 # CC_TEST_MODE=jit (GIMP started with CUDA_FORCE_PTX_JIT=1 and an empty
 # CUDA_CACHE_PATH: the GPU as one newer than the build's cubins): the op
 # with auto or a GPU method runs on the CPU while the driver compiles the
-# kernels, at once, then on the GPU within one step of it; the procedure's own path (a
-# partial selection) waits for its compile and runs on the GPU.  (The shell
-# checks GIMP's log for the plug-in's word on the compile.)
+# kernels, at once, then on the GPU within one step of it; the procedure's
+# own path (a partial selection) waits for its compile and runs on the
+# GPU.  (The shell checks GIMP's log for the plug-in's word on the compile,
+# and the operation's where a GPU method took the CPU.)
 #
 # SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
 
