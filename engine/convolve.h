@@ -424,6 +424,68 @@ CcType       cc_transfer_type        (const CcTransfer *transfer);
 double       cc_transfer_decode      (const CcTransfer *transfer, int c, unsigned code);
 unsigned     cc_transfer_encode      (const CcTransfer *transfer, int c, double linear);
 
+/* Deconvolution (engine/deconvolve.c): the image as it was before a blur by
+ * 'mask', the blur being this engine's convolution with the mask scaled to
+ * sum 1 (its divisor ignored, its offset 0).  The colour channels are
+ * restored, each on its own, in linear light where the options have a
+ * transfer; alpha and the channels keep_colour names keep their source
+ * samples.  Borders as cc_convolve's (mirror rings least); clamp as
+ * there.  Non-finite source samples are taken as 0, and no NaN or
+ * infinity reaches the output.
+ *
+ * Richardson–Lucy (Lucy 1974), from 'start', each iteration
+ *   u <- u * (M' (x) (f / (M (x) u + 1e-12)))  /  (1 - tv_weight div (grad u / |grad u|))
+ * where M (x) is the engine's convolution and M' the mask turned half a
+ * turn; the denominator (Dey et al. 2006, total variation, 0: off) holds
+ * noise down.  It takes no negative weights, and a source's negative light
+ * as 0.  Wiener: scikit-image's restoration.wiener, the filter
+ * conj(H) / (|H|^2 + noise |L|^2) with L the 4-neighbour Laplacian, over
+ * the image extended by its border mode (wrap: the image's own period). */
+typedef enum
+{
+  CC_DECONVOLVE_RICHARDSON_LUCY = 0,
+  CC_DECONVOLVE_WIENER,
+  CC_DECONVOLVE_COUNT
+} CcDeconvolveAlgorithm;
+
+typedef enum
+{
+  CC_DECONVOLVE_START_IMAGE = 0,   /* the blurred image itself */
+  CC_DECONVOLVE_START_FLAT,        /* 0.5 everywhere, as scikit-image */
+  CC_DECONVOLVE_START_COUNT
+} CcDeconvolveStart;
+
+#define CC_DECONVOLVE_ITERATIONS_MAX 1000
+#define CC_DECONVOLVE_TV_MAX         0.1   /* past it the denominator loses its sense */
+
+typedef struct
+{
+  CcDeconvolveAlgorithm algorithm;
+  int                   iterations;   /* Richardson–Lucy: 1..CC_DECONVOLVE_ITERATIONS_MAX */
+  CcDeconvolveStart     start;        /* Richardson–Lucy */
+  double                tv_weight;    /* Richardson–Lucy: 0 (off) .. CC_DECONVOLVE_TV_MAX */
+  double                noise;        /* Wiener: the balance, finite and >= 0 */
+} CcDeconvolveParams;
+
+/* Defaults: Richardson–Lucy, 30 iterations, from the image, no total
+ * variation; Wiener's noise 0.01. */
+void         cc_deconvolve_params_init (CcDeconvolveParams *params);
+/* Restores 'src' into 'dst', both in host memory and of one size (the
+ * whole image: every output pixel depends on every input pixel).  The
+ * method: auto or cpu (the CPU, FFTW's transforms where they pay). */
+CcStatus     cc_deconvolve           (CcContext                *ctx,
+                                      const CcImage            *src,
+                                      const CcImage            *dst,
+                                      const CcMask             *mask,
+                                      const CcOptions          *options,
+                                      const CcDeconvolveParams *params,
+                                      CcResult                 *result);
+const char  *cc_deconvolve_algorithm_name      (CcDeconvolveAlgorithm algorithm);
+bool         cc_deconvolve_algorithm_from_name (const char *name,
+                                                CcDeconvolveAlgorithm *algorithm);
+const char  *cc_deconvolve_start_name          (CcDeconvolveStart start);
+bool         cc_deconvolve_start_from_name     (const char *name, CcDeconvolveStart *start);
+
 /* Device memory for on_device images (tests, the bench).  They return
  * CC_ERROR_* when no GPU is usable. */
 CcStatus     cc_device_alloc         (CcContext *ctx, size_t bytes, void **ptr);

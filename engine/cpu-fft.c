@@ -29,8 +29,7 @@
 #define WEIGHT_NOUGHT   1e-6f
 #define WEIGHT_QUOTIENT 1e-2f
 
-/* FFTW's planner is not thread-safe; executing a plan is. */
-static pthread_mutex_t planner_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t cc_fftw_planner_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct _CcCpuFft
 {
@@ -170,13 +169,13 @@ cc_cpu_fft_new (const CcJob *job)
   f->tile_h = ty - h + 1;
   real = fftwf_alloc_real ((size_t) tx * ty);
   spec = fftwf_alloc_complex ((size_t) f->cx * ty);
-  pthread_mutex_lock (&planner_lock);
+  pthread_mutex_lock (&cc_fftw_planner_lock);
   if (real && spec)
     {
       f->forward = fftwf_plan_dft_r2c_2d (ty, tx, real, spec, FFTW_ESTIMATE);
       f->inverse = fftwf_plan_dft_c2r_2d (ty, tx, spec, real, FFTW_ESTIMATE);
     }
-  pthread_mutex_unlock (&planner_lock);
+  pthread_mutex_unlock (&cc_fftw_planner_lock);
   fftwf_free (real);
   fftwf_free (spec);
   if (!f->forward || !f->inverse ||
@@ -194,12 +193,12 @@ cc_cpu_fft_free (CcCpuFft *f)
 {
   if (!f)
     return;
-  pthread_mutex_lock (&planner_lock);
+  pthread_mutex_lock (&cc_fftw_planner_lock);
   if (f->forward)
     fftwf_destroy_plan (f->forward);
   if (f->inverse)
     fftwf_destroy_plan (f->inverse);
-  pthread_mutex_unlock (&planner_lock);
+  pthread_mutex_unlock (&cc_fftw_planner_lock);
   fftwf_free (f->mask);
   fftwf_free (f->abs_mask);
   free (f);

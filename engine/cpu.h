@@ -45,6 +45,10 @@ void cc_cpu_store_row     (const CcJob *job, int64_t x0, int64_t y, int64_t tw,
 
 typedef struct _CcCpuFft CcCpuFft;
 
+/* FFTW's planner is not thread-safe (executing a plan is): every plan is
+ * made and destroyed under this lock. */
+extern pthread_mutex_t cc_fftw_planner_lock;
+
 /* The transforms for this job where they cost less than direct sums, else
  * NULL (and always NULL without FFTW). */
 CcCpuFft *cc_cpu_fft_new          (const CcJob *job);

@@ -36,7 +36,7 @@ APT="apt-get -o Acquire::Check-Valid-Until=false"
 PACKAGES="gimp libgimp-3.0-dev libgegl-dev gegl gcc g++ make autoconf automake
           pkg-config python3-gi gir1.2-gimp-3.0 xvfb xauth imagemagick x11-utils
           xdotool ca-certificates libfftw3-dev libpng-dev libjpeg-dev libwebp-dev
-          liblcms2-dev xz-utils"
+          liblcms2-dev xz-utils python3-skimage gmic"
 [ "$DIST" = forky ] && PACKAGES="$PACKAGES g++-15"
 [ "$KIND" = user ] && PACKAGES="gimp python3-gi gir1.2-gimp-3.0 gegl xz-utils"
 # The package list a root was last completed with: a root from before a

@@ -241,6 +241,26 @@ expect 2 --radius 3 "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --shape disc --matrix 1 "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --shape disc --print-matrix "$tmp/g8.pgm"
 [ -e "$tmp/x.pgm" ] && fail "a refused shape wrote an output"
+# Deconvolution: its options need it, and what the engine refuses says why
+# and writes nothing; a raw file restores whole, into any format.
+expect 2 --iterations 5 "$tmp/g8.pgm" "$tmp/x.pgm" && grep -q "give --deconvolve" "$tmp/err.txt" ||
+  fail "--iterations alone: $(cat "$tmp/err.txt")"
+expect 2 --deconvolve lucy "$tmp/g8.pgm" "$tmp/x.pgm"
+expect 2 --deconvolve wiener --noise x "$tmp/g8.pgm" "$tmp/x.pgm"
+expect 2 --deconvolve richardson-lucy --iterations 2.5 "$tmp/g8.pgm" "$tmp/x.pgm"
+expect 2 --deconvolve richardson-lucy --init middle "$tmp/g8.pgm" "$tmp/x.pgm"
+expect 1 --deconvolve richardson-lucy --iterations 0 "$tmp/g8.pgm" "$tmp/x.pgm" &&
+  grep -q "iterations" "$tmp/err.txt" || fail "0 iterations: $(cat "$tmp/err.txt")"
+expect 1 --deconvolve richardson-lucy --matrix "0,-1,0;-1,5,-1;0,-1,0" "$tmp/g8.pgm" \
+  "$tmp/x.pgm" && grep -q "negative" "$tmp/err.txt" || fail "negative weights: $(cat "$tmp/err.txt")"
+expect 2 --deconvolve wiener --noise nan --shape disc --radius 1 "$tmp/g8.pgm" "$tmp/x.pgm" &&
+  grep -q "noise" "$tmp/err.txt" || fail "NaN noise: $(cat "$tmp/err.txt")"
+[ -e "$tmp/x.pgm" ] && fail "a refused deconvolution wrote an output"
+for io in c8.ppm:d.ppm c8.ppm:d.pfm rgba.pam:d.pam; do
+  expect 0 --deconvolve richardson-lucy --shape disc --radius 1 --iterations 3 --verbose \
+    "$tmp/${io%:*}" "$tmp/${io#*:}" && grep -q "kernels: cpu richardson-lucy, 3 iterations" "$tmp/out.txt" ||
+    fail "deconvolve $io: $(cat "$tmp/out.txt" "$tmp/err.txt")"
+done
 expect 2 --matrix @"$tmp/c8.ppm" "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --divisor 0 "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --offset nan "$tmp/g8.pgm" "$tmp/x.pgm"

@@ -70,7 +70,7 @@ job_decode (Job *job)
       job_fail (job, "%s", error);
       return;
     }
-  job->stream = job->raw_out;
+  job->stream = job->raw_out && !job->whole;
   if (job->stream)
     return;
   image_from_raw (&job->src, &job->info);
@@ -304,8 +304,11 @@ job_compute (Job *job, const Settings *s)
   job->dst.image.data = malloc ((size_t) (work.image.stride * work.image.height));
   if (!job->dst.image.data)
     job_fail (job, "%s: out of memory", job->in);
-  else if (cc_convolve (s->ctx, &work.image, 0, 0, &job->dst.image, &s->mask, &options,
-                        &r) != CC_OK)
+  else if ((s->deconvolve
+              ? cc_deconvolve (s->ctx, &work.image, &job->dst.image, &s->mask, &options,
+                               &s->deconvolution, &r)
+              : cc_convolve (s->ctx, &work.image, 0, 0, &job->dst.image, &s->mask, &options,
+                             &r)) != CC_OK)
     job_fail (job, "%s: %s", job->in, r.message);
   else
     {

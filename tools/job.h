@@ -19,6 +19,8 @@ typedef struct
   CcMask     mask;
   CcOptions  options;      /* border, method, clamp, weighting */
   bool       convolve[4];  /* r, g, b, a */
+  bool       deconvolve;   /* undo the mask's blur instead */
+  CcDeconvolveParams deconvolution;
   bool       perceptual;
   bool       verbose;
   bool       batch;
@@ -31,7 +33,8 @@ typedef struct
   const char *in;
   bool        raw_in;      /* PFM, PNM or PAM, by its first bytes */
   char       *out;
-  bool        stream;      /* raw in and raw out: strip by strip */
+  bool        whole;       /* the whole image at once (deconvolution) */
+  bool        stream;      /* raw in and raw out, not whole: strip by strip */
   bool        raw_out;
   IoFormat    out_format;
   IoReader   *reader;      /* raw input */
@@ -51,8 +54,8 @@ bool is_raw_file (const char *path);
 /* Reads the input: the header of a raw file that will stream, else the
  * whole image. */
 void job_decode  (Job *job);
-/* Convolves it: a raw file to a raw file strip by strip (written as it
- * goes), anything else whole. */
+/* Convolves it (or deconvolves it, whole): a raw file to a raw file strip
+ * by strip (written as it goes), anything else whole. */
 void job_compute (Job *job, const Settings *s);
 /* Writes what job_compute made whole. */
 void job_encode  (Job *job);
