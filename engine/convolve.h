@@ -472,7 +472,14 @@ typedef struct
 void         cc_deconvolve_params_init (CcDeconvolveParams *params);
 /* Restores 'src' into 'dst', both in host memory and of one size (the
  * whole image: every output pixel depends on every input pixel).  The
- * method: auto or cpu (the CPU, FFTW's transforms where they pay). */
+ * method is the convolutions': Richardson–Lucy runs on the GPU for 'auto'
+ * where one is usable (its planes up once, every iteration there: four
+ * planes of the image's colour as floats must fit, and the border is not
+ * white), and for a GPU method asked for; on the CPU for cpu, and for
+ * 'auto' otherwise, saying why in the message.  Wiener runs on the CPU
+ * (auto or cpu).  The result's upload_ms is the source's reading into
+ * float planes, kernel_ms the restoring (on the GPU its planes' way there
+ * and back included), download_ms the writing of 'dst'. */
 CcStatus     cc_deconvolve           (CcContext                *ctx,
                                       const CcImage            *src,
                                       const CcImage            *dst,

@@ -1,8 +1,9 @@
 /* Deconvolution's front: checks the call, takes the colour channels to
  * float planes (linear light through the transfer), runs Richardson–Lucy
  * as convolutions by the engine itself (so each step takes whatever path
- * costs least: direct sums, two passes or FFTW's tiles) with point-wise
- * steps between them, or Wiener's filter (deconvolve-fft.c), and writes
+ * costs least: on the GPU its methods on device planes, on the CPU direct
+ * sums, two passes or FFTW's tiles) with point-wise steps between them
+ * (deconvolve-steps.h), or Wiener's filter (deconvolve-fft.c), and writes
  * the result with alpha and the kept channels as they were.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
@@ -15,14 +16,8 @@
 #include <string.h>
 
 #include "deconvolve.h"
+#include "deconvolve-steps.h"
 #include "samples.h"
-
-/* What Richardson–Lucy adds to the blurred estimate before dividing by it,
- * as scikit-image does: a pixel the estimate leaves dark divides by it, not
- * by 0. */
-#define RL_EPSILON 1e-12f
-/* The gradient's length below which total variation takes it as flat. */
-#define TV_EPSILON 1e-4f
 /* Rows a worker takes at a time in the point-wise steps. */
 #define ROWS_GRAIN 16
 
@@ -87,11 +82,18 @@ typedef struct
   float                    *f;          /* the blurred image, K a pixel */
   float                    *u;          /* the estimate */
   float                    *t, *g;      /* the steps' planes */
+  bool                      gpu;        /* the planes below are on the device */
+  CcMethod                  method;     /* the GPU's convolutions' */
+  float                    *dev[4];     /* f, u, t, g on the device */
+  bool                      on_gpu;     /* the job ran there */
+  CcMethod                  ran;        /* what the last convolution took */
   CcMask                    blur;       /* scaled to sum 1 */
   CcMask                    turned;     /* the same turned half a turn: the adjoint */
   double                    done;       /* progress before the running step */
   double                    share;      /* the running step's part of the whole */
   int64_t                   non_finite; /* source samples taken as 0 */
+  const CcImage            *src, *dst;
+  bool                      row_failed; /* a worker had no memory for its row */
 } Deconv;
 
 static CcStatus
@@ -164,16 +166,23 @@ restored_channels (const CcImage *src, const CcOptions *o)
   return src->channels - (o->has_alpha ? 1 : 0);
 }
 
-/* Reads the source's restored channels into d->f; non-finite samples are 0. */
-static bool
-read_observed (Deconv *d, const CcImage *src)
+/* Reads rows y0..y1 of the source's restored channels into d->f, as
+ * floats; non-finite samples are 0 (cc_workers_run; d->io set). */
+static void
+read_rows (int64_t y0, int64_t y1, void *data)
 {
+  Deconv *d = data;
+  const CcImage *src = d->src;
   const int C = src->channels, K = d->K;
   float *row = malloc (sizeof (float) * (size_t) (d->w * C));
+  int64_t non_finite = 0;
 
   if (!row)
-    return false;
-  for (int64_t y = 0; y < d->h; y++)
+    {
+      __atomic_store_n (&d->row_failed, true, __ATOMIC_RELAXED);
+      return;
+    }
+  for (int64_t y = y0; y < y1; y++)
     {
       const char *in = (const char *) src->data + y * src->stride;
       float *f = d->f + y * d->w * K;
@@ -187,25 +196,30 @@ read_observed (Deconv *d, const CcImage *src)
           {
             const float v = row[x * C + k];
 
-            d->non_finite += !isfinite (v);
+            non_finite += !isfinite (v);
             f[x * K + k] = isfinite (v) ? v : 0.0f;
           }
     }
+  __atomic_fetch_add (&d->non_finite, non_finite, __ATOMIC_RELAXED);
   free (row);
-  return true;
 }
 
-/* Writes the restored channels, clamped where the options clamp, with
- * alpha and the kept channels copied from the source exactly. */
-static bool
-write_restored (const Deconv *d, const CcImage *src, const CcImage *dst)
+/* Writes rows y0..y1 of the restored channels, clamped where the options
+ * clamp, with alpha and the kept channels copied from the source exactly. */
+static void
+write_rows (int64_t y0, int64_t y1, void *data)
 {
+  Deconv *d = data;
+  const CcImage *src = d->src, *dst = d->dst;
   const int C = src->channels, K = d->K;
   float *row = malloc (sizeof (float) * (size_t) (d->w * C));
 
   if (!row)
-    return false;
-  for (int64_t y = 0; y < d->h; y++)
+    {
+      __atomic_store_n (&d->row_failed, true, __ATOMIC_RELAXED);
+      return;
+    }
+  for (int64_t y = y0; y < y1; y++)
     {
       const char *in = (const char *) src->data + y * src->stride;
       char *out = (char *) dst->data + y * dst->stride;
@@ -232,7 +246,6 @@ write_restored (const Deconv *d, const CcImage *src, const CcImage *dst)
             cc_sample_set (out, dst->type, x * C + c, cc_sample_get (in, src->type, x * C + c));
     }
   free (row);
-  return true;
 }
 
 static void
@@ -258,14 +271,15 @@ convolve_planes (Deconv *d, const CcMask *mask, const float *in, float *out, dou
                  CcResult *r)
 {
   const int64_t stride = d->w * d->K * (int64_t) sizeof (float);
-  const CcImage src = { (void *) in, CC_TYPE_FLOAT, d->K, d->w, d->h, stride, false };
-  const CcImage dst = { out, CC_TYPE_FLOAT, d->K, d->w, d->h, stride, false };
+  const CcImage src = { (void *) in, CC_TYPE_FLOAT, d->K, d->w, d->h, stride, d->gpu };
+  const CcImage dst = { out, CC_TYPE_FLOAT, d->K, d->w, d->h, stride, d->gpu };
   CcOptions o;
   CcStatus status;
 
   cc_options_init (&o);
-  o.method = CC_METHOD_CPU;
-  o.border = d->o->border;
+  o.method = d->gpu ? d->method : CC_METHOD_CPU;
+  /* The planes hold colour alone, where black is 0. */
+  o.border = d->o->border == CC_BORDER_BLACK ? CC_BORDER_ZERO : d->o->border;
   o.clamp = false;
   o.alpha_weighting = false;
   o.progress = d->o->progress ? step_progress : NULL;
@@ -273,6 +287,7 @@ convolve_planes (Deconv *d, const CcMask *mask, const float *in, float *out, dou
   o.user_data = d;
   d->share = share;
   status = cc_convolve (d->ctx, &src, 0, 0, &dst, mask, &o, r);
+  d->ran = r->method_used;
   d->done += share;
   return status;
 }
@@ -287,11 +302,7 @@ divide_rows (int64_t y0, int64_t y1, void *data)
   /* t = f / (t + epsilon): where the estimate blurs to nothing (or, by
    * rounding, below it), nothing to restore. */
   for (int64_t i = y0 * n; i < y1 * n; i++)
-    {
-      const float c = d->t[i] + RL_EPSILON, q = d->f[i] / c;
-
-      d->t[i] = c > 0.0f && isfinite (q) ? q : 0.0f;
-    }
+    d->t[i] = cc_rl_quotient (d->f[i], d->t[i]);
 }
 
 static void
@@ -304,43 +315,18 @@ multiply_rows (int64_t y0, int64_t y1, void *data)
     d->u[i] *= d->g[i];
 }
 
-/* The total variation's normalised gradient of channel k at (x, y), by
- * forward differences, 0 past the last row and column. */
-static inline void
-unit_gradient (const Deconv *d, int64_t x, int64_t y, int k, float *px, float *py)
-{
-  const int K = d->K;
-  const float *u = d->u + (y * d->w + x) * K + k;
-  const float dx = x + 1 < d->w ? u[K] - u[0] : 0.0f;
-  const float dy = y + 1 < d->h ? u[d->w * K] - u[0] : 0.0f;
-  const float length = sqrtf (dx * dx + dy * dy + TV_EPSILON * TV_EPSILON);
-
-  *px = dx / length;
-  *py = dy / length;
-}
-
-/* u = u g / (1 - weight div (grad u / |grad u|)), the divergence by
- * backward differences; writes t first, since every pixel reads its
- * neighbours' u. */
+/* t = total variation's denominators of u: every pixel reads its
+ * neighbours' u, so u changes only after. */
 static void
 tv_rows (int64_t y0, int64_t y1, void *data)
 {
   const Deconv *d = data;
-  const float weight = (float) d->p->tv_weight;
 
   for (int64_t y = y0; y < y1; y++)
     for (int64_t x = 0; x < d->w; x++)
       for (int k = 0; k < d->K; k++)
-        {
-          float px, py, lx = 0.0f, ly = 0.0f, unused;
-
-          unit_gradient (d, x, y, k, &px, &py);
-          if (x > 0)
-            unit_gradient (d, x - 1, y, k, &lx, &unused);
-          if (y > 0)
-            unit_gradient (d, x, y - 1, k, &unused, &ly);
-          d->t[(y * d->w + x) * d->K + k] = 1.0f - weight * (px - lx + py - ly);
-        }
+        d->t[(y * d->w + x) * d->K + k] =
+          cc_tv_denominator (d->u, d->w, d->h, d->K, x, y, k, (float) d->p->tv_weight);
 }
 
 static void
@@ -354,34 +340,173 @@ tv_update_rows (int64_t y0, int64_t y1, void *data)
     d->u[i] *= d->g[i] / d->t[i];
 }
 
-static CcStatus
-richardson_lucy (Deconv *d, CcResult *r)
+/* Richardson–Lucy's start on rows y0..y1 of the host planes: the image's
+ * negative light as 0, the estimate flat or the image. */
+static void
+start_rows (int64_t y0, int64_t y1, void *data)
 {
-  const size_t n = (size_t) (d->w * d->h * d->K);
-  const double share = 1.0 / (2.0 * d->p->iterations);
-  CcStatus status;
+  const Deconv *d = data;
+  const int64_t n = d->w * d->K;
 
-  for (size_t i = 0; i < n; i++)
+  for (int64_t i = y0 * n; i < y1 * n; i++)
     {
       d->f[i] = d->f[i] > 0.0f ? d->f[i] : 0.0f;
       d->u[i] = d->p->start == CC_DECONVOLVE_START_FLAT ? 0.5f : d->f[i];
     }
-  for (int k = 0; k < d->p->iterations; k++)
+}
+
+static void
+rl_start (Deconv *d)
+{
+  cc_workers_run (d->workers, d->h, ROWS_GRAIN, start_rows, d);
+}
+
+/* One iteration's point-wise steps: after the first convolution, and after
+ * the second. */
+static CcStatus
+rl_divide (Deconv *d, CcResult *r)
+{
+  if (d->gpu)
+    return cc_gpu_rl_divide (d->ctx->gpu, d->dev[2], d->dev[0], d->w * d->h * d->K,
+                             r->message, sizeof r->message);
+  cc_workers_run (d->workers, d->h, ROWS_GRAIN, divide_rows, d);
+  return CC_OK;
+}
+
+static CcStatus
+rl_update (Deconv *d, CcResult *r)
+{
+  if (d->gpu)
+    return cc_gpu_rl_update (d->ctx->gpu, d->dev[1], d->dev[3], d->dev[2], d->w, d->h, d->K,
+                             (float) d->p->tv_weight, r->message, sizeof r->message);
+  if (d->p->tv_weight > 0)
     {
-      if ((status = convolve_planes (d, &d->blur, d->u, d->t, share, r)) != CC_OK)
-        return status;
-      cc_workers_run (d->workers, d->h, ROWS_GRAIN, divide_rows, d);
-      if ((status = convolve_planes (d, &d->turned, d->t, d->g, share, r)) != CC_OK)
-        return status;
-      if (d->p->tv_weight > 0)
-        {
-          cc_workers_run (d->workers, d->h, ROWS_GRAIN, tv_rows, d);
-          cc_workers_run (d->workers, d->h, ROWS_GRAIN, tv_update_rows, d);
-        }
-      else
-        cc_workers_run (d->workers, d->h, ROWS_GRAIN, multiply_rows, d);
+      cc_workers_run (d->workers, d->h, ROWS_GRAIN, tv_rows, d);
+      cc_workers_run (d->workers, d->h, ROWS_GRAIN, tv_update_rows, d);
+    }
+  else
+    cc_workers_run (d->workers, d->h, ROWS_GRAIN, multiply_rows, d);
+  return CC_OK;
+}
+
+static CcStatus
+rl_iterate (Deconv *d, CcResult *r)
+{
+  const double share = 1.0 / (2.0 * d->p->iterations);
+  float *const u = d->gpu ? d->dev[1] : d->u, *const t = d->gpu ? d->dev[2] : d->t;
+  float *const g = d->gpu ? d->dev[3] : d->g;
+  CcStatus status;
+
+  d->done = 0;
+  for (int k = 0; k < d->p->iterations; k++)
+    if ((status = convolve_planes (d, &d->blur, u, t, share, r)) != CC_OK ||
+        (status = rl_divide (d, r)) != CC_OK ||
+        (status = convolve_planes (d, &d->turned, t, g, share, r)) != CC_OK ||
+        (status = rl_update (d, r)) != CC_OK)
+      return status;
+  return CC_OK;
+}
+
+static void
+gpu_planes_free (Deconv *d)
+{
+  for (int i = 0; i < 4; i++)
+    {
+      if (d->dev[i])
+        cc_device_free (d->ctx, d->dev[i]);
+      d->dev[i] = NULL;
+    }
+  d->gpu = false;
+}
+
+/* Richardson–Lucy on the GPU: the image up once, every iteration there,
+ * the estimate down once. */
+static CcStatus
+rl_gpu (Deconv *d, CcResult *r)
+{
+  const size_t bytes = sizeof (float) * (size_t) (d->w * d->h * d->K);
+  CcStatus status = CC_OK;
+
+  for (int i = 0; i < 4 && status == CC_OK; i++)
+    status = cc_device_alloc (d->ctx, bytes, (void **) &d->dev[i]);
+  if (status != CC_OK)
+    {
+      gpu_planes_free (d);
+      return cc_fail (r, status, "no room on the GPU for the deconvolution's four planes "
+                      "(%zu MB each)", bytes >> 20);
+    }
+  d->gpu = true;
+  if ((status = cc_device_copy (d->ctx, d->dev[0], d->f, bytes, true)) != CC_OK)
+    cc_fail (r, status, "copying the image to the GPU failed");
+  else if ((status = cc_gpu_rl_start (d->ctx->gpu, d->dev[0], d->dev[1], d->w * d->h * d->K,
+                                      d->p->start == CC_DECONVOLVE_START_FLAT, r->message,
+                                      sizeof r->message)) == CC_OK &&
+           (status = rl_iterate (d, r)) == CC_OK &&
+           (status = cc_device_copy (d->ctx, d->u, d->dev[1], bytes, false)) != CC_OK)
+    cc_fail (r, status, "copying the result from the GPU failed");
+  d->on_gpu = status == CC_OK;
+  gpu_planes_free (d);
+  return status;
+}
+
+/* Whether Richardson–Lucy can run on the GPU, and by which method
+ * (d->method: 'auto' weighs the mask once a job, not once a convolution);
+ * if not, why.  A device image has no constant border but 0, and the
+ * planes' black is 0: white stays on the CPU. */
+static CcStatus
+gpu_method (Deconv *d, char *why, size_t size)
+{
+  CcStatus status = cc_context_gpu_status (d->ctx, why, size);
+
+  if (status != CC_OK)
+    return status;
+  if (d->o->border == CC_BORDER_WHITE)
+    {
+      snprintf (why, size, "the GPU takes no white border");
+      return CC_ERROR_UNSUPPORTED;
+    }
+  d->method = d->o->method == CC_METHOD_AUTO
+              ? cc_method_resolve (d->ctx, CC_METHOD_AUTO, &d->blur, d->K, false)
+              : d->o->method;
+  if (d->method == CC_METHOD_CPU)
+    {
+      snprintf (why, size, "no GPU method takes a %dx%d mask", d->blur.width, d->blur.height);
+      return CC_ERROR_UNSUPPORTED;
     }
   return CC_OK;
+}
+
+/* Richardson–Lucy on the GPU for 'auto' where one can take it, and for a
+ * GPU method asked for; on the CPU for cpu, and for 'auto' otherwise or
+ * where the GPU fails, saying why in 'note'. */
+static CcStatus
+richardson_lucy (Deconv *d, CcResult *r, char *note, size_t size)
+{
+  const CcMethod method = d->o->method;
+  char why[sizeof r->message];
+  CcStatus status;
+
+  if (method != CC_METHOD_CPU)
+    {
+      if ((status = gpu_method (d, why, sizeof why)) == CC_OK)
+        {
+          status = rl_gpu (d, r);
+          if (status == CC_OK || method != CC_METHOD_AUTO ||
+              (status != CC_ERROR_OUT_OF_MEMORY && status != CC_ERROR_GPU))
+            return status;
+          snprintf (note, size, "fell back to the CPU: %.400s", r->message);
+        }
+      else if (method != CC_METHOD_AUTO)
+        return cc_fail (r, status, "%s", why);
+      else
+        snprintf (note, size, "no GPU used: %.400s", why);
+    }
+  if (!(d->t = malloc (sizeof (float) * (size_t) (d->w * d->h * d->K))) ||
+      !(d->g = malloc (sizeof (float) * (size_t) (d->w * d->h * d->K))))
+    return cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "out of host memory for the deconvolution's "
+                    "planes");
+  rl_start (d);
+  return rl_iterate (d, r);
 }
 
 static bool
@@ -408,8 +533,11 @@ cc_deconvolve (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcM
                const CcOptions *o, const CcDeconvolveParams *p, CcResult *r)
 {
   const double t0 = cc_now_ms ();
+  double t_read = t0, t_restored = t0;
   Deconv d = { 0 };
   double *values = NULL;
+  char note[sizeof r->message] = "";
+  size_t bytes;
   CcStatus status;
 
   memset (r, 0, sizeof *r);
@@ -425,9 +553,10 @@ cc_deconvolve (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcM
                     (long long) dst->width, (long long) dst->height);
   if (src->on_device || dst->on_device)
     return cc_fail (r, CC_ERROR_UNSUPPORTED, "deconvolution takes images in host memory");
-  if (o->method != CC_METHOD_AUTO && o->method != CC_METHOD_CPU)
+  if (p->algorithm == CC_DECONVOLVE_WIENER && o->method != CC_METHOD_AUTO &&
+      o->method != CC_METHOD_CPU)
     return cc_fail (r, CC_ERROR_UNSUPPORTED,
-                    "deconvolution runs on the CPU (method auto or cpu), not %s",
+                    "Wiener deconvolution runs on the CPU (method auto or cpu), not %s",
                     cc_method_name (o->method));
 
   values = malloc (sizeof (double) * 2 * (size_t) (mask->width * mask->height));
@@ -439,52 +568,59 @@ cc_deconvolve (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcM
   d.ctx = ctx;
   d.o = o;
   d.p = p;
+  d.src = src;
+  d.dst = dst;
+  d.workers = cc_workers_new (ctx->threads - 1);
   d.w = src->width;
   d.h = src->height;
   d.K = restored_channels (src, o);
-  {
-    const size_t bytes = sizeof (float) * (size_t) (d.w * d.h * d.K);
-    const bool rl = p->algorithm == CC_DECONVOLVE_RICHARDSON_LUCY;
-
-    d.f = malloc (bytes);
-    d.u = malloc (bytes);
-    d.t = rl ? malloc (bytes) : NULL;
-    d.g = rl ? malloc (bytes) : NULL;
-    d.workers = rl ? cc_workers_new (ctx->threads) : NULL;
-    if (!d.f || !d.u || (rl && (!d.t || !d.g)) || cc_fault ("cpu"))
-      {
-        status = cc_fail (r, CC_ERROR_OUT_OF_MEMORY,
-                          "out of host memory for the deconvolution's planes (%zu MB each)",
-                          bytes >> 20);
-        goto out;
-      }
-  }
-  if (!read_observed (&d, src))
+  bytes = sizeof (float) * (size_t) (d.w * d.h * d.K);
+  d.f = malloc (bytes);
+  d.u = malloc (bytes);
+  if (!d.f || !d.u || cc_fault ("cpu"))
+    {
+      status = cc_fail (r, CC_ERROR_OUT_OF_MEMORY,
+                        "out of host memory for the deconvolution's planes (%zu MB each)",
+                        bytes >> 20);
+      goto out;
+    }
+  cc_workers_run (d.workers, d.h, ROWS_GRAIN, read_rows, &d);
+  if (d.row_failed)
     {
       status = cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "out of host memory for a row");
       goto out;
     }
-  status = p->algorithm == CC_DECONVOLVE_RICHARDSON_LUCY ? richardson_lucy (&d, r)
-                                                           : wiener (&d, r);
+  t_read = cc_now_ms ();
+  status = p->algorithm == CC_DECONVOLVE_RICHARDSON_LUCY
+           ? richardson_lucy (&d, r, note, sizeof note) : wiener (&d, r);
   if (status != CC_OK)
     goto out;
-  if (!write_restored (&d, src, dst))
+  t_restored = cc_now_ms ();
+  cc_workers_run (d.workers, d.h, ROWS_GRAIN, write_rows, &d);
+  if (d.row_failed)
     {
       status = cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "out of host memory for a row");
       goto out;
     }
-  r->method_used = CC_METHOD_CPU;
-  snprintf (r->device, sizeof r->device, "%s", cc_context_cpu_name (ctx));
+  r->method_used = d.on_gpu ? d.ran : CC_METHOD_CPU;
+  snprintf (r->device, sizeof r->device, "%s",
+            d.on_gpu ? cc_context_device_name (ctx) : cc_context_cpu_name (ctx));
   if (p->algorithm == CC_DECONVOLVE_RICHARDSON_LUCY)
-    snprintf (r->kernel, sizeof r->kernel, "cpu richardson-lucy, %d iterations%s",
-              p->iterations, p->tv_weight > 0 ? ", total variation" : "");
+    snprintf (r->kernel, sizeof r->kernel, "%s richardson-lucy, %d iterations%s%s%s",
+              d.on_gpu ? "gpu" : "cpu", p->iterations,
+              p->tv_weight > 0 ? ", total variation" : "", d.on_gpu ? " by " : "",
+              d.on_gpu ? cc_method_name (d.ran) : "");
   else
     snprintf (r->kernel, sizeof r->kernel, "cpu wiener");
-  r->message[0] = '\0';
   if (d.non_finite)
-    snprintf (r->message, sizeof r->message, "%lld non-finite source samples taken as 0",
-              (long long) d.non_finite);
+    snprintf (r->message, sizeof r->message, "%s%s%lld non-finite source samples taken as 0",
+              note, note[0] ? "; " : "", (long long) d.non_finite);
+  else
+    snprintf (r->message, sizeof r->message, "%s", note);
   r->strips = 1;
+  r->upload_ms = t_read - t0;
+  r->kernel_ms = t_restored - t_read;
+  r->download_ms = cc_now_ms () - t_restored;
 
 out:
   cc_workers_free (d.workers);
@@ -495,6 +631,5 @@ out:
   free (values);
   r->status = status;
   r->total_ms = cc_now_ms () - t0;
-  r->kernel_ms = r->total_ms;
   return status;
 }

@@ -179,6 +179,17 @@ CcStatus       cc_gpu_alloc      (struct _CcGpu *gpu, size_t bytes, void **ptr,
 void           cc_gpu_release    (struct _CcGpu *gpu, void *ptr);
 CcStatus       cc_gpu_copy       (struct _CcGpu *gpu, void *dst, const void *src,
                                   size_t bytes, char *message, size_t size);
+/* Richardson–Lucy's point-wise steps on device planes (kernels/deconvolve.cu),
+ * queued on the legacy default stream: the start (f's negatives as 0, u
+ * flat or f); t = f / (t + epsilon); and u = u g, or with a
+ * total-variation weight u g / (its denominator, made in t). */
+CcStatus       cc_gpu_rl_start   (struct _CcGpu *gpu, float *f, float *u, int64_t n, bool flat,
+                                  char *message, size_t size);
+CcStatus       cc_gpu_rl_divide  (struct _CcGpu *gpu, float *t, const float *f, int64_t n,
+                                  char *message, size_t size);
+CcStatus       cc_gpu_rl_update  (struct _CcGpu *gpu, float *u, const float *g, float *t,
+                                  int64_t w, int64_t h, int K, float tv_weight,
+                                  char *message, size_t size);
 /* Page-locked host memory, or NULL (no GPU, or none to spare); freeing
  * returns false where 'ptr' is not the GPU's. */
 void          *cc_gpu_host_alloc (struct _CcGpu *gpu, size_t bytes);

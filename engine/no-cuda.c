@@ -98,6 +98,30 @@ cc_gpu_copy (struct _CcGpu *gpu, void *dst, const void *src, size_t bytes,
   return cc_gpu_status (gpu, message, size);
 }
 
+CcStatus
+cc_gpu_rl_start (struct _CcGpu *gpu, float *f, float *u, int64_t n, bool flat, char *message,
+                 size_t size)
+{
+  (void) f; (void) u; (void) n; (void) flat;
+  return cc_gpu_status (gpu, message, size);
+}
+
+CcStatus
+cc_gpu_rl_divide (struct _CcGpu *gpu, float *t, const float *f, int64_t n, char *message,
+                  size_t size)
+{
+  (void) t; (void) f; (void) n;
+  return cc_gpu_status (gpu, message, size);
+}
+
+CcStatus
+cc_gpu_rl_update (struct _CcGpu *gpu, float *u, const float *g, float *t, int64_t w, int64_t h,
+                  int K, float tv_weight, char *message, size_t size)
+{
+  (void) u; (void) g; (void) t; (void) w; (void) h; (void) K; (void) tv_weight;
+  return cc_gpu_status (gpu, message, size);
+}
+
 void *
 cc_gpu_host_alloc (struct _CcGpu *gpu, size_t bytes)
 {

@@ -58,7 +58,7 @@ cubin_runs (int major, int minor)
 
 static const void *const *const module_kernel[MODULE_COUNT] =
   { &cc_module_convert, &cc_module_textbook, &cc_module_register, &cc_module_separable,
-    &cc_module_fft };
+    &cc_module_fft, &cc_module_deconvolve };
 
 typedef struct
 {
@@ -293,7 +293,8 @@ cc_gpu_free (struct _CcGpu *g)
       cudaStreamDestroy (g->stream);
     }
   cc_workers_free (g->stagers);
-  free (g->fft_mask);
+  for (FftMask &m : g->fft_masks)
+    free (m.values);
   free (g->fft_cufft);
   pthread_mutex_destroy (&g->lock);
   free (g);

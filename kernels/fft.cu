@@ -351,18 +351,26 @@ struct Spectrum
   float2 *columns;
 };
 
-/* A lane's: the shape of its strips, the spectra at that shape, and
- * cuFFT's plans for its rows where the context takes cuFFT's. */
+/* A mask's spectra at a lane's shape. */
+struct MaskSpectra
+{
+  Spectrum    mask;           /* the mask's */
+  Spectrum    abs;            /* |mask|'s, where the weight needs it */
+  bool        have_mask, have_abs;
+  uint64_t    serial;         /* the mask they are of (FftMask.serial) */
+};
+
+/* A lane's: the shape of its strips, the spectra of the context's two
+ * masks at that shape, and cuFFT's plans for its rows where the context
+ * takes cuFFT's. */
 struct CcFftState
 {
   Shape       shape;
   bool        shaped;
   cufftHandle fwd, inv;
   bool        planned;
-  Spectrum    mask;           /* the mask's */
-  Spectrum    abs;            /* |mask|'s, where the weight needs it */
-  bool        have_mask, have_abs;
-  uint64_t    serial;         /* the mask they are of (_CcGpu.fft_mask_serial) */
+  MaskSpectra spectra[2];
+  int         last;           /* the slot the last strip used */
 };
 
 CcFftState *
@@ -380,13 +388,16 @@ drop_shape (CcFftState *st)
       cufft.destroy (st->inv);
     }
   st->planned = st->shaped = false;
-  for (Spectrum *sp : { &st->mask, &st->abs })
+  for (MaskSpectra &ms : st->spectra)
     {
-      cudaFree (sp->plane);
-      cudaFree (sp->columns);
-      *sp = Spectrum { NULL, NULL };
+      for (Spectrum *sp : { &ms.mask, &ms.abs })
+        {
+          cudaFree (sp->plane);
+          cudaFree (sp->columns);
+          *sp = Spectrum { NULL, NULL };
+        }
+      ms.have_mask = ms.have_abs = false;
     }
-  st->have_mask = st->have_abs = false;
 }
 
 void
@@ -486,26 +497,30 @@ spectrum_of (CcFftState *st, const float *values, int mw, int mh, Spectrum *sp,
 }
 
 /* The mask's spectrum at this shape, and |mask|'s where alpha weighting
- * needs it, each computed once per mask ('serial' says which). */
+ * needs it, each computed once per mask ('serial' says which) in the slot
+ * that holds it, or else in the one the last strip did not use. */
 static cudaError_t
 mask_spectra (CcFftState *st, const float *mask, int mw, int mh, uint64_t serial,
-              cudaStream_t stream)
+              cudaStream_t stream, const MaskSpectra **out)
 {
   const int n = mw * mh;
+  const int slot = st->spectra[st->last].serial == serial ? st->last : 1 - st->last;
+  MaskSpectra *ms = &st->spectra[slot];
   cudaError_t err;
 
-  if (st->serial != serial)
+  st->last = slot;
+  if (ms->serial != serial)
     {
-      st->have_mask = st->have_abs = false;
-      st->serial = serial;
+      ms->have_mask = ms->have_abs = false;
+      ms->serial = serial;
     }
-  if (!st->have_mask)
+  if (!ms->have_mask)
     {
-      if ((err = spectrum_of (st, mask, mw, mh, &st->mask, stream)) != cudaSuccess)
+      if ((err = spectrum_of (st, mask, mw, mh, &ms->mask, stream)) != cudaSuccess)
         return err;
-      st->have_mask = true;
+      ms->have_mask = true;
     }
-  if (st->shape.weighted && !st->have_abs)
+  if (st->shape.weighted && !ms->have_abs)
     {
       float *magnitudes = (float *) malloc (sizeof (float) * n);
 
@@ -513,12 +528,13 @@ mask_spectra (CcFftState *st, const float *mask, int mw, int mh, uint64_t serial
         return cudaErrorMemoryAllocation;
       for (int i = 0; i < n; i++)
         magnitudes[i] = fabsf (mask[i]);
-      err = spectrum_of (st, magnitudes, mw, mh, &st->abs, stream);
+      err = spectrum_of (st, magnitudes, mw, mh, &ms->abs, stream);
       free (magnitudes);
       if (err != cudaSuccess)
         return err;
-      st->have_abs = true;
+      ms->have_abs = true;
     }
+  *out = ms;
   return cudaSuccess;
 }
 
@@ -580,11 +596,12 @@ fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, uint64_t seria
   /* With alpha weighting, the list of pixels fft_exact computes follows the
    * planes (cc_fft_bytes). */
   unsigned *const exact = s.weighted ? (unsigned *) (planes + s.plane * s.transforms) : NULL;
+  const MaskSpectra *ms;
   cudaError_t err;
 
   if ((err = set_shape (st, s, rows_by_cufft)) != cudaSuccess)
     return err;
-  if ((err = mask_spectra (st, mask, a.mask_width, a.mask_height, serial, stream)) !=
+  if ((err = mask_spectra (st, mask, a.mask_width, a.mask_height, serial, stream, &ms)) !=
       cudaSuccess)
     return err;
   if (exact && (err = cudaMemsetAsync (exact, 0, sizeof (unsigned), stream)) != cudaSuccess)
@@ -601,16 +618,16 @@ fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, uint64_t seria
   if (exact)
     cc_kernel_may_fall_back ();
   if (s.y.t > 1)
-    err = launch_columns (s.y.t, (float2 *) planes, st->mask.columns,
-                          s.weighted ? st->abs.columns : NULL, s.per_tile, s.pitch / 2,
+    err = launch_columns (s.y.t, (float2 *) planes, ms->mask.columns,
+                          s.weighted ? ms->abs.columns : NULL, s.per_tile, s.pitch / 2,
                           s.x.t / 2 + 1, s.transforms, s.plane / 2, scale, stream);
   else
     {
       const dim3 grid (n / 256 + 1 < 4096 ? (unsigned) (n / 256 + 1) : 4096,
                        s.transforms < 65535 ? s.transforms : 65535);
 
-      fft_multiply<<<grid, 256, 0, stream>>> ((float2 *) planes, st->mask.plane,
-                                              s.weighted ? st->abs.plane : NULL,
+      fft_multiply<<<grid, 256, 0, stream>>> ((float2 *) planes, ms->mask.plane,
+                                              s.weighted ? ms->abs.plane : NULL,
                                               s.per_tile, n, s.transforms, s.plane / 2,
                                               scale);
       err = cudaGetLastError ();
@@ -628,28 +645,35 @@ check (const CcJob *job, size_t *shared, char *message, size_t size)
   return CC_OK;
 }
 
-/* A mask unlike the last job's gets a new number, so that each lane makes
- * its spectra again; the comparison is once a job, not a strip.  fft_exact
+/* The job's mask is one of the last two, or takes the place of the one the
+ * last job did not use, with a new number, so that each lane makes its
+ * spectra again; the comparison is once a job, not a strip.  fft_exact
  * reads the mask where the basic method does. */
 static cudaError_t
 set_mask (struct _CcGpu *g, const CcJob *job)
 {
   const size_t n = (size_t) job->mask_width * job->mask_height;
+  int slot = -1;
 
-  if (!g->fft_mask || g->fft_mask_width != job->mask_width ||
-      g->fft_mask_height != job->mask_height ||
-      memcmp (g->fft_mask, job->mask, sizeof (float) * n) != 0)
+  for (int i = 0; i < 2 && slot < 0; i++)
     {
-      float *copy = (float *) realloc (g->fft_mask, sizeof (float) * n);
+      const FftMask &m = g->fft_masks[(g->fft_mask_now + i) % 2];
+
+      if (m.values && m.width == job->mask_width && m.height == job->mask_height &&
+          memcmp (m.values, job->mask, sizeof (float) * n) == 0)
+        slot = (g->fft_mask_now + i) % 2;
+    }
+  if (slot < 0)
+    {
+      FftMask &m = g->fft_masks[slot = 1 - g->fft_mask_now];
+      float *copy = (float *) realloc (m.values, sizeof (float) * n);
 
       if (!copy)
         return cudaErrorMemoryAllocation;
       memcpy (copy, job->mask, sizeof (float) * n);
-      g->fft_mask = copy;
-      g->fft_mask_width = job->mask_width;
-      g->fft_mask_height = job->mask_height;
-      g->fft_mask_serial++;
+      m = FftMask { copy, job->mask_width, job->mask_height, ++g->fft_mask_numbers };
     }
+  g->fft_mask_now = slot;
   return job->weighted ? cc_kernels_basic.set_mask (g, job) : cudaSuccess;
 }
 
@@ -663,8 +687,8 @@ launch (struct _CcGpu *g, Lane *lane, const CcJob *job, const ConvArgs &a, float
     return cudaErrorSharedObjectInitFailed;
   if (!lane->fft && !(lane->fft = cc_fft_state_new ()))
     return cudaErrorMemoryAllocation;
-  return fft_launch (lane->fft, a, job->mask, g->fft_mask_serial, (int) lane->strip_rows,
-                     rows_by_cufft, planes, lane->stream);
+  return fft_launch (lane->fft, a, job->mask, g->fft_masks[g->fft_mask_now].serial,
+                     (int) lane->strip_rows, rows_by_cufft, planes, lane->stream);
 }
 
 /* Every output's sum takes the whole plane's samples. */

@@ -23,6 +23,7 @@ enum
   MODULE_REGISTER,
   MODULE_SEPARABLE,
   MODULE_FFT,
+  MODULE_DECONVOLVE,
   MODULE_COUNT
 };
 #define MODULE_BIT(m) (1u << (m))
@@ -31,7 +32,8 @@ enum
 
 /* A kernel of each module: asking for its attributes loads the module. */
 extern const void *const cc_module_convert, *const cc_module_textbook,
-  *const cc_module_register, *const cc_module_separable, *const cc_module_fft;
+  *const cc_module_register, *const cc_module_separable, *const cc_module_fft,
+  *const cc_module_deconvolve;
 
 typedef struct
 {
@@ -49,6 +51,14 @@ typedef struct
   int64_t         y0;             /* the strip in flight ... */
   int64_t         rows;           /* ... 0: none */
 } Lane;
+
+/* A mask fft keeps, its values on the host and its spectra's number. */
+struct FftMask
+{
+  float    *values;
+  int       width, height;
+  uint64_t  serial;
+};
 
 struct _CcGpu
 {
@@ -71,10 +81,13 @@ struct _CcGpu
   float          *mask;           /* device copy for methods that read it there */
   Claims         *claims;         /* the lanes' shared words, one Claims each */
   Fallbacks      *ran;            /* the lanes' copies, one each (page-locked) */
-  float          *fft_mask;       /* fft: the last job's mask (host copy) ... */
-  int             fft_mask_width, fft_mask_height;
-  uint64_t        fft_mask_serial;   /* ... and its number, which each lane's
-                                      * spectra name (a new mask, a new number) */
+  /* fft: the last two masks (host copies), each with the number its
+   * spectra go by in the lanes (a new mask, a new number), so that masks
+   * taken in turn, as deconvolution's blur and its half turn, each keep
+   * theirs; fft_mask_now is the running job's. */
+  FftMask         fft_masks[2];
+  int             fft_mask_now;
+  uint64_t        fft_mask_numbers;   /* numbers given so far */
   char           *transfer;       /* the last transfer's tables (CcTransfer's block) */
   size_t          transfer_bytes;
   uint64_t        transfer_serial;   /* which transfer they are; 0: none */

@@ -92,6 +92,10 @@ int      check_off_gold    (const float *out, const double *gold, size_t n, doub
 int      check_odd_samples (CcContext *ctx, const CcMethod *methods, int n_methods,
                             bool reduced);
 
+/* Richardson–Lucy on the GPU against the CPU's (tests/gpu-deconvolve.c);
+ * 'reduced': two small cases.  Returns the number of failed checks. */
+int      check_deconvolve_gpu (CcContext *ctx, bool reduced);
+
 /* Two threads convolving at once, on one context and on two. */
 int      check_threads     (CcContext *ctx, CcMethod method);
 

@@ -809,6 +809,7 @@ main (void)
       test_one_pass_memory (ctx);
       test_tensor (ctx);
       check_odd_samples (ctx, methods, n, true);
+      check_deconvolve_gpu (ctx, true);
       test_faults (ctx);
     }
   else
@@ -823,6 +824,7 @@ main (void)
       test_one_pass_memory (ctx);
       test_tensor (ctx);
       check_odd_samples (ctx, methods, n, false);
+      check_deconvolve_gpu (ctx, false);
       check_threads (ctx, CC_METHOD_CONSTANT);
       check_threads (ctx, CC_METHOD_TILED);
       check_threads (ctx, CC_METHOD_REGISTER);

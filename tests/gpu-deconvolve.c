@@ -1,0 +1,211 @@
+/* Richardson–Lucy on the GPU against the CPU's, part of test-gpu: the
+ * planes stay on the device through every iteration (CcResult.kernel says
+ * "gpu richardson-lucy" and the convolution's method), for masks from 3x3
+ * to 1023x1023, borders, total variation, sample types with a transfer;
+ * and where the GPU cannot take the job, 'auto' says why it took the CPU.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "convolve.h"
+
+/* A photograph-like sample: shading, edges, texture, in 0.05..0.95. */
+static float
+scene (int64_t x, int64_t y, int k)
+{
+  const double s = 0.5 + 0.25 * sin (0.013 * x + 0.7 * k) * cos (0.009 * y) +
+                   (((x / 37) + (y / 23)) % 3 == 0 ? 0.15 : -0.1) + 0.05 * sin (0.9 * x * y);
+
+  return (float) (s < 0.05 ? 0.05 : s > 0.95 ? 0.95 : s);
+}
+
+typedef struct
+{
+  int         mask;        /* width and height */
+  CcShape     shape;       /* or a matrix of the mask's size, lopsided */
+  int64_t     width, height;
+  int         channels;
+  CcBorder    border;
+  double      tv_weight;
+  CcMethod    method;      /* the GPU's convolutions: auto or one asked for */
+} GpuCase;
+
+static double *
+case_mask (const GpuCase *c, CcMask *mask)
+{
+  double *values = NULL;
+  char why[256];
+
+  if (c->shape != CC_SHAPE_MATRIX)
+    {
+      const CcMaskSource source = { .shape = { c->shape, (c->mask - 1) / 2.0, 30.0, 6, 0.5 } };
+
+      CHECK (cc_mask_resolve (&source, mask, &values, why, sizeof why), "mask: %s", why);
+      return values;
+    }
+  values = malloc (sizeof (double) * c->mask * c->mask);
+  for (int j = 0; j < c->mask; j++)
+    for (int i = 0; i < c->mask; i++)
+      values[j * c->mask + i] = 1.0 + (i + 2 * j) % 5 + (i > j ? 3.0 : 0.0);
+  *mask = (CcMask) { c->mask, c->mask, values, 1.0, 0.0 };
+  return values;
+}
+
+static void
+run_case (CcContext *ctx, const GpuCase *c, int iterations)
+{
+  const size_t n = (size_t) (c->width * c->height * c->channels);
+  float *in = malloc (sizeof (float) * n), *gpu = malloc (sizeof (float) * n);
+  float *cpu = malloc (sizeof (float) * n);
+  const int64_t stride = c->width * c->channels * 4;
+  const CcImage src = { in, CC_TYPE_FLOAT, c->channels, c->width, c->height, stride, false };
+  const CcImage out_gpu = { gpu, CC_TYPE_FLOAT, c->channels, c->width, c->height, stride, false };
+  const CcImage out_cpu = { cpu, CC_TYPE_FLOAT, c->channels, c->width, c->height, stride, false };
+  CcDeconvolveParams p;
+  CcOptions o;
+  CcResult rg, rc;
+  CcMask mask;
+  double *values = case_mask (c, &mask), worst = 0;
+  CcStatus sg, sc;
+
+  for (size_t i = 0; i < n; i++)
+    in[i] = scene ((int64_t) (i / c->channels) % c->width,
+                   (int64_t) (i / c->channels) / c->width, (int) (i % c->channels));
+  cc_deconvolve_params_init (&p);
+  p.iterations = iterations;
+  p.tv_weight = c->tv_weight;
+  cc_options_init (&o);
+  o.border = c->border;
+  o.clamp = false;
+  o.method = c->method;
+  sg = cc_deconvolve (ctx, &src, &out_gpu, &mask, &o, &p, &rg);
+  o.method = CC_METHOD_CPU;
+  sc = cc_deconvolve (ctx, &src, &out_cpu, &mask, &o, &p, &rc);
+  for (size_t i = 0; i < n; i++)
+    worst = fmax (worst, fabs ((double) gpu[i] - cpu[i]));
+  CHECK (sg == CC_OK && sc == CC_OK && worst <= 1e-4 &&
+         strncmp (rg.kernel, "gpu richardson-lucy", 19) == 0,
+         "Richardson-Lucy %dx%d %s, %lldx%lldx%d, %s border%s, %d iterations: GPU (%s, %.1f ms) "
+         "%.2e from the CPU (%.1f ms) ('%s' '%s')", c->mask, c->mask,
+         c->shape == CC_SHAPE_MATRIX ? "matrix" : cc_shape_name (c->shape),
+         (long long) c->width, (long long) c->height, c->channels, cc_border_name (c->border),
+         c->tv_weight > 0 ? ", total variation" : "", iterations, rg.kernel, rg.total_ms, worst,
+         rc.total_ms, rg.message, rc.message);
+  free (values);
+  free (in);
+  free (gpu);
+  free (cpu);
+}
+
+/* 8-bit RGBA through the sRGB transfer: the GPU's and the CPU's codes
+ * within one step, alpha the source's. */
+static void
+run_u8 (CcContext *ctx)
+{
+  const int64_t w = 517, h = 389;
+  uint8_t *in = malloc (w * h * 4), *gpu = malloc (w * h * 4), *cpu = malloc (w * h * 4);
+  const CcImage src = { in, CC_TYPE_U8, 4, w, h, w * 4, false };
+  const CcImage og = { gpu, CC_TYPE_U8, 4, w, h, w * 4, false };
+  const CcImage oc = { cpu, CC_TYPE_U8, 4, w, h, w * 4, false };
+  const CcMaskSource source = { .shape = { CC_SHAPE_DISC, 10.0, 0, 6, 0.5 } };
+  CcTransfer *srgb = cc_transfer_new_srgb (CC_TYPE_U8);
+  CcDeconvolveParams p;
+  CcOptions o;
+  CcResult rg, rc;
+  CcMask mask;
+  double *values;
+  char why[256];
+  int steps = 0, alpha = 0;
+
+  CHECK (cc_mask_resolve (&source, &mask, &values, why, sizeof why), "disc: %s", why);
+  for (int64_t i = 0; i < w * h * 4; i++)
+    in[i] = (uint8_t) (i % 4 == 3 ? 255 - i % 7 : 255 * scene (i / 4 % w, i / 4 / w,
+                                                                 (int) (i % 4)));
+  cc_deconvolve_params_init (&p);
+  cc_options_init (&o);
+  o.has_alpha = true;
+  o.transfer = srgb;
+  CHECK (cc_deconvolve (ctx, &src, &og, &mask, &o, &p, &rg) == CC_OK, "u8 on the GPU: %s",
+         rg.message);
+  o.method = CC_METHOD_CPU;
+  CHECK (cc_deconvolve (ctx, &src, &oc, &mask, &o, &p, &rc) == CC_OK, "u8 on the CPU: %s",
+         rc.message);
+  for (int64_t i = 0; i < w * h * 4; i++)
+    {
+      const int d = abs (gpu[i] - cpu[i]);
+
+      steps = d > steps ? d : steps;
+      alpha += i % 4 == 3 && gpu[i] != in[i];
+    }
+  CHECK (steps <= 1 && alpha == 0 && strncmp (rg.kernel, "gpu", 3) == 0,
+         "Richardson-Lucy, 8-bit sRGB RGBA, disc of radius 10, 30 iterations: %d steps apart, "
+         "%d alpha samples changed ('%s', %.1f ms; CPU %.1f ms)", steps, alpha, rg.kernel,
+         rg.total_ms, rc.total_ms);
+  free (values);
+  cc_transfer_free (srgb);
+  free (in);
+  free (gpu);
+  free (cpu);
+}
+
+/* A white border: 'auto' takes the CPU and says why; a GPU method asked
+ * for is refused. */
+static void
+run_white (CcContext *ctx)
+{
+  float in[64 * 48], out[64 * 48];
+  const CcImage src = { in, CC_TYPE_FLOAT, 1, 64, 48, 64 * 4, false };
+  const CcImage dst = { out, CC_TYPE_FLOAT, 1, 64, 48, 64 * 4, false };
+  double m[9] = { 1, 2, 1, 2, 4, 2, 1, 2, 1 };
+  const CcMask mask = { 3, 3, m, 16.0, 0.0 };
+  CcDeconvolveParams p;
+  CcOptions o;
+  CcResult r;
+  CcStatus st;
+
+  for (int i = 0; i < 64 * 48; i++)
+    in[i] = scene (i % 64, i / 64, 0);
+  cc_deconvolve_params_init (&p);
+  cc_options_init (&o);
+  o.border = CC_BORDER_WHITE;
+  st = cc_deconvolve (ctx, &src, &dst, &mask, &o, &p, &r);
+  CHECK (st == CC_OK && strncmp (r.kernel, "cpu", 3) == 0 && strstr (r.message, "white"),
+         "a white border under auto: %s '%s' '%s'", cc_status_name (st), r.kernel, r.message);
+  o.method = CC_METHOD_FFT;
+  st = cc_deconvolve (ctx, &src, &dst, &mask, &o, &p, &r);
+  CHECK (st == CC_ERROR_UNSUPPORTED && strstr (r.message, "white"),
+         "a white border by fft: %s '%s'", cc_status_name (st), r.message);
+}
+
+int
+check_deconvolve_gpu (CcContext *ctx, bool reduced)
+{
+  static const GpuCase cases[] = {
+    { 3, CC_SHAPE_MATRIX, 640, 480, 1, CC_BORDER_MIRROR, 0, CC_METHOD_AUTO },
+    { 21, CC_SHAPE_DISC, 640, 480, 3, CC_BORDER_MIRROR, 0, CC_METHOD_AUTO },
+    { 21, CC_SHAPE_DISC, 640, 480, 3, CC_BORDER_EXTEND, 0.005, CC_METHOD_FFT },
+    { 15, CC_SHAPE_MOTION, 333, 251, 2, CC_BORDER_ZERO, 0, CC_METHOD_REGISTER },
+    { 31, CC_SHAPE_MATRIX, 400, 300, 4, CC_BORDER_WRAP, 0, CC_METHOD_AUTO },
+    { 127, CC_SHAPE_GAUSSIAN, 700, 500, 3, CC_BORDER_BLACK, 0, CC_METHOD_AUTO },
+    { 255, CC_SHAPE_DISC, 600, 400, 1, CC_BORDER_MIRROR, 0, CC_METHOD_AUTO },
+    { 1023, CC_SHAPE_GAUSSIAN, 1200, 1100, 1, CC_BORDER_MIRROR, 0, CC_METHOD_AUTO },
+  };
+  const int before = check_failures;
+  const size_t n = reduced ? 2 : sizeof cases / sizeof cases[0];
+
+  for (size_t c = 0; c < n; c++)
+    run_case (ctx, &cases[c], reduced ? 3 : 10);
+  if (!reduced)
+    {
+      run_u8 (ctx);
+      run_white (ctx);
+    }
+  return check_failures - before;
+}
