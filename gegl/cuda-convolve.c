@@ -26,6 +26,11 @@
  * refuse passes the input through with a warning, and a GPU that fails
  * leaves the call to the CPU path.
  *
+ * This file holds the properties and the class; beside it, the state
+ * prepare resolves from the properties (op-state.c), a region's engine
+ * call (op-region.c), the engines (op-engine.c) and cuda:convolve-layer,
+ * with its aux input (op-layer.c).
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
 #include "config.h"
@@ -240,262 +245,35 @@ property_string (report, "Report", "")
 #define GEGL_OP_AREA_FILTER
 #define GEGL_OP_NAME     cuda_convolve
 #define GEGL_OP_C_SOURCE cuda-convolve.c
-/* The module registers cuda:convolve-layer too (at the end). */
+/* The module registers cuda:convolve-layer too (op-layer.c). */
 #define GEGL_OP_BUNDLE
 
 #include "gegl-op.h"
 
-#include "convolve.h"
-#include "engine-format.h"
-#include "op-report.h"
-#include "op-settings.h"
-
-/* The most pixels the GPU computes in one block: a layer up to this size
- * is one block, a larger one bands of its full width
- * (CUDA_CONVOLVE_GPU_BLOCK, pixels, changes it, for the tests).  A chunk
- * GIMP asks for across two bands has both computed. */
-#define GPU_BLOCK_PIXELS ((gint64) 64 << 20)
-
-/* Masks of up to this many taps run on the CPU while the GPU starts (a
- * 9x9 takes the CPU about as long as CUDA takes to start); larger ones
- * wait for it. */
-#define CPU_WHILE_STARTING_TAPS 81
-
-/* What prepare resolves, for the regions to come, and the properties it
- * resolved them from: GEGL prepares an operation again for each chunk GIMP
- * renders (seven times a merge), and a 127x127 mask's text takes over a
- * millisecond to parse. */
-typedef struct
-{
-  OpSettings *mask;
-  gboolean    aux_on;   /* an image on the aux input makes the mask */
-  OpSettings *aux;      /* its mask, made when a region is processed */
-  gint        aux_taps; /* its size, known at prepare; 0: none it can make */
-  CcShapeSpec shape;
-  gchar      *preset;
-  gchar      *matrix;
-  gdouble     divisor;
-  gdouble     offset;
-  gboolean    normalize;
-  OpReport   *report;
-  gchar      *report_path;
-} State;
-
-/* One engine for the process: its GPU starts once, and it serialises the
- * calls of GEGL's threads (the engine runs each on all cores or the GPU). */
-static CcContext *
-engine (void)
-{
-  static gsize once = 0;
-  static CcContext *ctx = NULL;
-
-  if (g_once_init_enter (&once))
-    {
-      ctx = cc_context_new ();
-      g_once_init_leave (&once, 1);
-    }
-  return ctx;
-}
-
-/* GEGL's threads, and the cores each one's CPU context takes. */
-static void
-cpu_share (gint *gegl_threads, gint *each)
-{
-  gint threads = 1;
-
-  g_object_get (gegl_config (), "threads", &threads, NULL);
-  *gegl_threads = MAX (1, threads);
-  *each = MAX (1, (gint) g_get_num_processors () / *gegl_threads);
-}
-
-/* The CPU path's engine for the calling thread.  GEGL splits a region
- * among its threads and waits for all of them, so one shared context
- * (which serialises calls) would leave cores idle: each of GEGL's threads
- * has a CPU-only context of its own, the cores shared out among them. */
-static CcContext *
-cpu_engine (void)
-{
-  static GPrivate own = G_PRIVATE_INIT ((GDestroyNotify) cc_context_free);
-  CcContext *ctx = g_private_get (&own);
-
-  if (!ctx)
-    {
-      gint threads, each;
-
-      cpu_share (&threads, &each);
-      ctx = cc_context_new_cpu (each);
-      g_private_set (&own, ctx);
-    }
-  return ctx;
-}
-
-/* What a region on the CPU contexts ran on, all of GEGL's threads
- * together: a context's own name counts only its share. */
-static void
-name_cpu_share (CcResult *result)
-{
-  gint threads, each;
-
-  cpu_share (&threads, &each);
-  g_snprintf (result->device, sizeof result->device, "CPU (%d thread%s)",
-              threads * each, threads * each == 1 ? "" : "s");
-}
-
-/* CUDA_CONVOLVE_TRACE set: each region computed, and where its time went,
- * on standard error. */
-static gboolean
-tracing (void)
-{
-  static gint trace = -1;
-
-  if (trace < 0)
-    trace = g_getenv ("CUDA_CONVOLVE_TRACE") && *g_getenv ("CUDA_CONVOLVE_TRACE");
-  return trace;
-}
-
-/* A warning once per distinct text, so that a preview's many regions do
- * not flood GIMP's error console. */
-static void
-warn_once (const gchar *text)
-{
-  static GMutex lock;
-  static GHashTable *said = NULL;
-  gboolean fresh;
-
-  g_mutex_lock (&lock);
-  if (!said)
-    said = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  fresh = g_hash_table_add (said, g_strdup (text));
-  g_mutex_unlock (&lock);
-  if (fresh)
-    g_warning ("cuda:convolve: %s", text);
-}
-
-/* The settings a region runs with, held until op_settings_unref: the aux
- * input's mask may be replaced meanwhile by another region's. */
-static GMutex settings_lock;
-
-static OpSettings *
-settings_acquire (GeglProperties *o)
-{
-  State *state = o->user_data;
-  OpSettings *s;
-
-  g_mutex_lock (&settings_lock);
-  s = op_settings_ref (!state ? NULL : state->aux_on ? state->aux : state->mask);
-  g_mutex_unlock (&settings_lock);
-  return s;
-}
-
-static void
-state_free (State *state)
-{
-  if (!state)
-    return;
-  op_settings_unref (state->mask);
-  op_settings_unref (state->aux);
-  g_free (state->preset);
-  g_free (state->matrix);
-  op_report_free (state->report);
-  g_free (state->report_path);
-  g_free (state);
-}
+#include "op-engine.h"
+#include "op-layer.h"
+#include "op-region.h"
+#include "op-state.h"
 
 /* The state for the current properties: the last one where they have not
  * changed, else a new one. */
-static State *
+static OpState *
 state_for (GeglProperties *o)
 {
-  State *old = o->user_data, *state;
-  const CcShapeSpec shape = { o->shape, o->radius, o->angle, o->blades, o->inner };
   GEnumClass *presets = g_type_class_ref (cuda_convolve_preset_get_type ());
   const GEnumValue *chosen = o->preset ? g_enum_get_value (presets, o->preset) : NULL;
-  const gchar *preset = chosen ? chosen->value_nick : "";
+  const OpStateKey key = {
+    .shape = { o->shape, o->radius, o->angle, o->blades, o->inner },
+    .preset = chosen ? chosen->value_nick : "",
+    .matrix = o->matrix,
+    .divisor = o->divisor,
+    .offset = o->offset,
+    .normalize = o->normalize,
+    .report = o->report };
 
   g_type_class_unref (presets);
-  if (old && g_strcmp0 (old->preset, preset) == 0 &&
-      g_strcmp0 (old->matrix, o->matrix) == 0 && old->divisor == o->divisor &&
-      old->offset == o->offset && old->normalize == o->normalize &&
-      old->shape.shape == shape.shape && old->shape.radius == shape.radius &&
-      old->shape.angle == shape.angle && old->shape.blades == shape.blades &&
-      old->shape.inner == shape.inner &&
-      g_strcmp0 (old->report_path, o->report) == 0)
-    return old;
-  state = g_new0 (State, 1);
-  /* A change of divisor, offset, normalize or report alone keeps the
-   * parsed matrix: a script sets properties one at a time, and GIMP
-   * prepares the operation again after each. */
-  state->mask = op_settings_new (&shape, preset, o->matrix, o->divisor, o->offset,
-                                 o->normalize,
-                                 old && !*preset &&
-                                 old->shape.shape == CC_SHAPE_MATRIX &&
-                                 g_strcmp0 (old->matrix, o->matrix) == 0 ? old->mask : NULL);
-  state->shape = shape;
-  state->preset = g_strdup (preset);
-  state->matrix = g_strdup (o->matrix);
-  state->divisor = o->divisor;
-  state->offset = o->offset;
-  state->normalize = o->normalize;
-  state->report = op_report_new (o->report);
-  state->report_path = g_strdup (o->report);
-  if (old)
-    {
-      g_mutex_lock (&settings_lock);
-      state->aux = g_steal_pointer (&old->aux);
-      g_mutex_unlock (&settings_lock);
-    }
-  state_free (old);
-  return o->user_data = state;
-}
-
-/* The transfer tables of a coded format, made once a format for the
- * process (a few formats at most); NULL where babl gives none. */
-static const CcTransfer *
-transfer_for (const Babl *format)
-{
-  static GMutex lock;
-  static GHashTable *made = NULL;
-  gpointer t;
-
-  g_mutex_lock (&lock);
-  if (!made)
-    made = g_hash_table_new (NULL, NULL);
-  if (!g_hash_table_lookup_extended (made, format, NULL, &t))
-    {
-      char message[256];
-
-      t = engine_format_transfer_new (format, message, sizeof message);
-      g_hash_table_insert (made, (gpointer) format, t);
-    }
-  g_mutex_unlock (&lock);
-  return t;
-}
-
-/* The format the engine reads and writes.  Where the input is 8- or 16-bit
- * perceptual codes and results are clamped, the input's own codes: the
- * engine reads linear light through the transfer tables and rounds as the
- * procedure's pixel path does, and GEGL converts nothing.  Otherwise RGBA
- * float in the input's space, which keeps values outside [0,1] for what
- * follows the operation. */
-static const Babl *
-work_format (GeglOperation *operation, GeglProperties *o)
-{
-  const Babl *source = gegl_operation_get_source_format (operation, "input");
-  const Babl *space = gegl_operation_get_source_space (operation, "input");
-
-  if (source && o->clamp && engine_format_coded (source) &&
-      (!o->linear || transfer_for (source)))
-    return engine_format (source, o->linear);
-  return engine_format_float (babl_format_with_space ("RGBA float", space), o->linear, TRUE);
-}
-
-/* The aux image as its weights are read: luminance in linear light and
- * alpha, in its own space. */
-static const Babl *
-aux_format (GeglOperation *operation)
-{
-  return babl_format_with_space ("YA float",
-                                 gegl_operation_get_source_space (operation, "aux"));
+  o->user_data = op_state_for (o->user_data, &key);
+  return o->user_data;
 }
 
 static void
@@ -503,29 +281,16 @@ prepare (GeglOperation *operation)
 {
   GeglOperationAreaFilter *area = GEGL_OPERATION_AREA_FILTER (operation);
   GeglProperties *o = GEGL_PROPERTIES (operation);
-  const Babl *format = work_format (operation, o);
-  State *state;
+  const Babl *format = op_region_format (operation, o->clamp, o->linear);
+  OpState *state;
   gint w = 0, h = 0;
-  char why[8];
 
   /* CUDA starts now, on the engine's helper thread. */
-  engine ();
+  op_engine ();
   state = state_for (o);
-  state->aux_on = gegl_node_has_pad (operation->node, "aux") &&
-                  gegl_operation_get_source_node (operation, "aux") != NULL;
+  state->aux_on = op_layer_prepare_aux (operation, &w, &h);
   if (state->aux_on)
-    {
-      const GeglRectangle *aux = gegl_operation_source_get_bounding_box (operation, "aux");
-
-      /* The mask's size is the image's, known before its pixels. */
-      if (aux && cc_mask_image_size_check (aux->width, aux->height, why, sizeof why))
-        {
-          w = aux->width | 1;
-          h = aux->height | 1;
-        }
-      state->aux_taps = w * h;
-      gegl_operation_set_format (operation, "aux", aux_format (operation));
-    }
+    state->aux_taps = w * h;
   else if (state->mask->valid)
     {
       w = state->mask->width;
@@ -537,78 +302,22 @@ prepare (GeglOperation *operation)
   gegl_operation_set_format (operation, "output", format);
 }
 
-/* Whether this operation's regions run on the GPU: where a GPU is usable,
- * with an explicit GPU method (which waits for CUDA to start) or auto,
- * except while CUDA still starts for masks the CPU takes quickly, and
- * while the driver compiles the kernels for a GPU newer than the build
- * (seconds, once per GPU model), which GIMP must not wait for, whatever
- * the method. */
+/* Whether this operation's regions run on the GPU. */
 static gboolean
 takes_gpu (GeglProperties *o)
 {
-  const State *state = o->user_data;
-  OpSettings *s = settings_acquire (o);
-  /* Before the first region reads the aux image, its size stands for its
-   * mask, so that the first region asks for the whole block too. */
-  const gint taps = s ? (s->valid ? s->width * s->height : 0)
-                      : state && state->aux_on ? state->aux_taps : 0;
-  gboolean gpu;
-  char why[8];
-
-  if (!taps || o->method == CC_METHOD_CPU)
-    gpu = FALSE;
-  else if (o->method == CC_METHOD_AUTO && !cc_context_gpu_started (engine ()) &&
-           taps <= CPU_WHILE_STARTING_TAPS)
-    gpu = FALSE;
-  else
-    gpu = cc_context_gpu_status (engine (), why, sizeof why) == CC_OK &&
-          !cc_context_gpu_compiling (engine ());
-  op_settings_unref (s);
-  return gpu;
+  return op_engine_takes_gpu (o->method, op_state_taps (o->user_data));
 }
 
-static gint64
-block_pixels (void)
-{
-  static gint64 pixels = 0;
-
-  if (!pixels)
-    {
-      const gchar *v = g_getenv ("CUDA_CONVOLVE_GPU_BLOCK");
-      gint64 n = v ? g_ascii_strtoll (v, NULL, 10) : 0;
-
-      pixels = n > 0 ? n : GPU_BLOCK_PIXELS;
-    }
-  return pixels;
-}
-
-/* The GPU computes a whole block, the layer or the bands of it that the
- * region touches; GEGL keeps it in the node's cache for the regions that
- * follow.  The CPU computes the region asked for. */
+/* The GPU computes a whole block; the CPU computes the region asked for. */
 static GeglRectangle
 get_cached_region (GeglOperation *operation, const GeglRectangle *roi)
 {
   const GeglRectangle *in = gegl_operation_source_get_bounding_box (operation, "input");
-  GeglRectangle block;
-  gint rows;
 
   if (!in || !takes_gpu (GEGL_PROPERTIES (operation)))
     return *roi;
-  block = *in;
-  if ((gint64) in->width * in->height > block_pixels ())
-    {
-      rows = (gint) MAX (1, block_pixels () / MAX (1, in->width));
-      block.y = in->y + (roi->y - in->y) / rows * rows;
-      block.height = in->y + ((roi->y + roi->height - 1 - in->y) / rows + 1) * rows - block.y;
-      if (!gegl_rectangle_intersect (&block, &block, in))
-        return *roi;
-    }
-  gegl_rectangle_bounding_box (&block, &block, roi);
-  if (tracing ())
-    g_printerr ("cuda:convolve: %dx%d at %d,%d asked: the block %dx%d at %d,%d\n",
-                roi->width, roi->height, roi->x, roi->y, block.width, block.height, block.x,
-                block.y);
-  return block;
+  return op_region_gpu_block (in, roi);
 }
 
 /* The output covers the input, not the input grown by the halo. */
@@ -620,263 +329,6 @@ get_bounding_box (GeglOperation *operation)
   return in ? *in : (GeglRectangle) { 0, 0, 0, 0 };
 }
 
-static void
-pass_through (GeglBuffer *input, GeglBuffer *output, const GeglRectangle *roi)
-{
-  gegl_buffer_copy (input, roi, GEGL_ABYSS_NONE, output, roi);
-}
-
-/* A buffer's rectangle to or from linear memory ('set'): for a whole GPU
- * block, on GEGL's threads, a band each, so that the copies of a block
- * take no longer than a GEGL thread's share of a region would. */
-typedef struct
-{
-  GeglBuffer          *buffer;
-  const GeglRectangle *whole;
-  const Babl          *format;
-  guchar              *pixels;
-  GeglAbyssPolicy      abyss;
-  gboolean             set;
-} Copy;
-
-static void
-copy_area (const GeglRectangle *area, gpointer data)
-{
-  const Copy *c = data;
-  const gsize bpp = babl_format_get_bytes_per_pixel (c->format);
-  const gint stride = (gint) (c->whole->width * bpp);
-  guchar *p = c->pixels + (gsize) (area->y - c->whole->y) * stride +
-              (gsize) (area->x - c->whole->x) * bpp;
-
-  if (c->set)
-    gegl_buffer_set (c->buffer, area, 0, c->format, p, stride);
-  else
-    gegl_buffer_get (c->buffer, area, 1.0, c->format, p, stride, c->abyss);
-}
-
-static void
-copy_pixels (GeglBuffer *buffer, const GeglRectangle *rect, const Babl *format,
-             guchar *pixels, GeglAbyssPolicy abyss, gboolean set, gboolean whole)
-{
-  Copy c = { buffer, rect, format, pixels, abyss, set };
-
-  if (whole)
-    gegl_parallel_distribute_area (rect, 4096.0, GEGL_SPLIT_STRATEGY_HORIZONTAL, copy_area,
-                                   &c);
-  else
-    copy_area (rect, &c);
-}
-
-/* Page-locked memory for the GPU's blocks, kept for the process and grown
- * as blocks need: the engine copies it to and from the device at full
- * speed, where pageable memory costs a staging copy each way (several
- * milliseconds a block).  One block at a time holds it. */
-static GMutex pinned_lock;
-static guchar *pinned[2];
-static gsize pinned_bytes[2];
-
-static guchar *
-pinned_buffer (int which, gsize bytes)
-{
-  if (bytes > pinned_bytes[which])
-    {
-      cc_host_free (engine (), pinned[which]);
-      pinned[which] = cc_host_alloc (engine (), bytes);
-      pinned_bytes[which] = pinned[which] ? bytes : 0;
-    }
-  return pinned[which];
-}
-
-/* One engine call for the region 'roi': a whole GPU block in one call
- * ('whole'), or a GEGL thread's share of a region, whose CPU path runs on
- * that thread's own context. */
-static gboolean
-convolve_with (GeglOperation       *operation,
-               const OpSettings    *s,
-               GeglBuffer          *input,
-               GeglBuffer          *output,
-               const GeglRectangle *roi,
-               gboolean             whole)
-{
-  GeglProperties *o = GEGL_PROPERTIES (operation);
-  const Babl *format = gegl_operation_get_format (operation, "output");
-  const Babl *source = gegl_operation_get_source_format (operation, "input");
-  const gint channels = babl_format_get_n_components (format);
-  const gsize bpp = babl_format_get_bytes_per_pixel (format);
-  const GeglRectangle *bounds = gegl_operation_source_get_bounding_box (operation, "input");
-  const gint rx = s && s->valid ? (s->width - 1) / 2 : 0;
-  const gint ry = s && s->valid ? (s->height - 1) / 2 : 0;
-  GeglRectangle want = { roi->x - rx, roi->y - ry, roi->width + 2 * rx,
-                         roi->height + 2 * ry };
-  GeglRectangle fetch;
-  CcOptions options;
-  CcMask mask;
-  CcImage src, dst;
-  CcResult result;
-  CcStatus status;
-  CcType type;
-  guchar *in_pixels, *out_pixels;
-  gboolean shared;
-  gint64 t0, t1, t2;
-  char why[256];
-
-  if (!s || !s->valid)
-    {
-      warn_once (s ? s->message : "no mask yet; the input is passed through unchanged");
-      pass_through (input, output, roi);
-      return TRUE;
-    }
-  if (!bounds || roi->width <= 0 || roi->height <= 0)
-    return TRUE;
-  /* babl names sample types as the engine does. */
-  if (!cc_type_from_name (babl_get_name (babl_format_get_type (format, 0)), &type))
-    {
-      warn_once ("an unknown working format; the input is passed through");
-      pass_through (input, output, roi);
-      return TRUE;
-    }
-
-  cc_options_init (&options);
-  options.method = o->method;
-  options.border = o->border;
-  options.clamp = o->clamp;
-  /* RGBA float has alpha where the input has none: 1 throughout, and it
-   * stays so. */
-  options.has_alpha = babl_format_has_alpha (format);
-  options.alpha_weighting = o->alpha_weighting && source && babl_format_has_alpha (source);
-  options.affect_alpha = o->affect_alpha && source && babl_format_has_alpha (source);
-  /* A gray source arrives as three equal colour channels. */
-  cc_options_keep_colour (&options,
-                          source && babl_format_get_n_components (source) -
-                                    babl_format_has_alpha (source) < 3,
-                          o->red, o->green, o->blue);
-  options.transfer = o->linear && engine_format_coded (format) ? transfer_for (format) : NULL;
-
-  /* Wrap needs the far side of the image: GEGL's loop abyss gives the whole
-   * halo.  The other borders are the engine's own, at the input's edges:
-   * only the part of the halo inside the input is read. */
-  if (options.border == CC_BORDER_WRAP)
-    {
-      fetch = want;
-      options.border = CC_BORDER_ZERO;   /* never reached: the halo is all there */
-    }
-  else if (!gegl_rectangle_intersect (&fetch, &want, bounds))
-    fetch = *roi;
-
-  if (whole)
-    {
-      g_mutex_lock (&pinned_lock);
-      in_pixels = pinned_buffer (0, (gsize) fetch.width * fetch.height * bpp);
-      out_pixels = pinned_buffer (1, (gsize) roi->width * roi->height * bpp);
-    }
-  else
-    {
-      in_pixels = g_try_malloc ((gsize) fetch.width * fetch.height * bpp);
-      out_pixels = g_try_malloc ((gsize) roi->width * roi->height * bpp);
-    }
-  if (!in_pixels || !out_pixels)
-    {
-      warn_once ("out of memory for a region; the input is passed through");
-      if (whole)
-        g_mutex_unlock (&pinned_lock);
-      else
-        {
-          g_free (in_pixels);
-          g_free (out_pixels);
-        }
-      pass_through (input, output, roi);
-      return TRUE;
-    }
-  t0 = g_get_monotonic_time ();
-  copy_pixels (input, &fetch, format, in_pixels,
-               o->border == CC_BORDER_WRAP ? GEGL_ABYSS_LOOP : GEGL_ABYSS_NONE,
-               FALSE, whole);
-  t1 = g_get_monotonic_time ();
-
-  src = (CcImage) { in_pixels, type, channels, fetch.width, fetch.height,
-                    (int64_t) (fetch.width * bpp), false };
-  dst = (CcImage) { out_pixels, type, channels, roi->width, roi->height,
-                    (int64_t) (roi->width * bpp), false };
-  mask = (CcMask) { s->width, s->height, s->values, s->divisor, s->offset };
-
-  /* auto without a usable GPU, or while CUDA starts, is the CPU path, on
-   * this thread's own context; worth a word after a GPU failure, not where
-   * the machine simply has no GPU. */
-  if (options.method == CC_METHOD_AUTO && !takes_gpu (o))
-    {
-      if (cc_context_gpu_started (engine ()) &&
-          cc_context_gpu_status (engine (), why, sizeof why) == CC_ERROR_GPU)
-        {
-          gchar *note = g_strdup_printf ("no GPU used: %s", why);
-
-          warn_once (note);
-          g_free (note);
-        }
-      options.method = CC_METHOD_CPU;
-    }
-  else if (options.method != CC_METHOD_AUTO && options.method != CC_METHOD_CPU &&
-           cc_context_gpu_status (engine (), why, sizeof why) == CC_OK &&
-           cc_context_gpu_compiling (engine ()))
-    {
-      gchar *note = g_strdup_printf ("the driver is compiling the GPU kernels for this GPU "
-                                     "model, once; the CPU path runs instead of %s meanwhile",
-                                     cc_method_name (options.method));
-
-      warn_once (note);
-      g_free (note);
-      options.method = CC_METHOD_CPU;
-    }
-  shared = options.method == CC_METHOD_CPU && !whole;
-  status = cc_convolve (shared ? cpu_engine () : engine (), &src, roi->x - fetch.x,
-                        roi->y - fetch.y, &dst, &mask, &options, &result);
-  if (status != CC_OK && options.method != CC_METHOD_CPU &&
-      status != CC_ERROR_INVALID && status != CC_ERROR_CANCELLED)
-    {
-      /* A GPU method that could not run or failed: the CPU, with one word. */
-      gchar *note = g_strdup_printf ("%s failed (%s); the CPU path ran instead",
-                                     cc_method_name (options.method), result.message);
-
-      warn_once (note);
-      g_free (note);
-      options.method = CC_METHOD_CPU;
-      shared = !whole;
-      status = cc_convolve (shared ? cpu_engine () : engine (), &src, roi->x - fetch.x,
-                            roi->y - fetch.y, &dst, &mask, &options, &result);
-    }
-  else if (status == CC_OK && result.message[0])
-    warn_once (result.message);   /* auto left the GPU for the CPU, and why */
-
-  t2 = g_get_monotonic_time ();
-  if (status == CC_OK)
-    {
-      copy_pixels (output, roi, format, out_pixels, GEGL_ABYSS_NONE, TRUE, whole);
-      if (shared)
-        name_cpu_share (&result);
-      op_report_add (((State *) o->user_data)->report, &result,
-                     (gint64) roi->width * roi->height);
-    }
-  else
-    {
-      warn_once (result.message);
-      pass_through (input, output, roi);
-    }
-  if (tracing ())
-    g_printerr ("cuda:convolve: %dx%d at %d,%d%s, %s: fetch %.1f ms, engine %.1f ms "
-                "(upload %.1f, kernel %.1f, download %.1f), store %.1f ms\n",
-                roi->width, roi->height, roi->x, roi->y, whole ? " (a GPU block)" : "",
-                status == CC_OK ? cc_method_name (result.method_used) : "failed",
-                (t1 - t0) / 1000.0, (t2 - t1) / 1000.0, result.upload_ms, result.kernel_ms,
-                result.download_ms, (g_get_monotonic_time () - t2) / 1000.0);
-  if (whole)
-    g_mutex_unlock (&pinned_lock);
-  else
-    {
-      g_free (in_pixels);
-      g_free (out_pixels);
-    }
-  return TRUE;
-}
-
 static gboolean
 convolve_region (GeglOperation       *operation,
                  GeglBuffer          *input,
@@ -884,11 +336,14 @@ convolve_region (GeglOperation       *operation,
                  const GeglRectangle *roi,
                  gboolean             whole)
 {
-  OpSettings *s = settings_acquire (GEGL_PROPERTIES (operation));
-  gboolean ok = convolve_with (operation, s, input, output, roi, whole);
+  GeglProperties *o = GEGL_PROPERTIES (operation);
+  const OpRegionProperties properties = {
+    .method = o->method, .border = o->border, .clamp = o->clamp,
+    .alpha_weighting = o->alpha_weighting, .affect_alpha = o->affect_alpha,
+    .linear = o->linear, .red = o->red, .green = o->green, .blue = o->blue };
 
-  op_settings_unref (s);
-  return ok;
+  return op_region_convolve (operation, &o->user_data, &properties, input, output, roi,
+                             whole);
 }
 
 static gboolean
@@ -907,41 +362,6 @@ process (GeglOperation       *operation,
 static gboolean (*filter_operation_process) (GeglOperation *, GeglOperationContext *,
                                              const gchar *, const GeglRectangle *, gint);
 
-/* The aux input's image made the mask, where one is connected: read whole
- * for each region (a painted mask layer changes in place), the settings
- * kept where its weights are the same. */
-static void
-update_aux (GeglOperation *operation, GeglOperationContext *context)
-{
-  State *state = GEGL_PROPERTIES (operation)->user_data;
-  GObject *aux = gegl_operation_context_get_object (context, "aux");
-  const GeglRectangle *rect = gegl_operation_source_get_bounding_box (operation, "aux");
-  const gint w = rect ? rect->width : 0, h = rect ? rect->height : 0;
-  gfloat *ya = NULL;
-  OpSettings *fresh;
-  char why[8];
-
-  if (!state || !state->aux_on)
-    return;
-  if (aux && cc_mask_image_size_check (w, h, why, sizeof why))
-    {
-      if ((ya = g_try_new (gfloat, 2 * (gsize) w * h)))
-        gegl_buffer_get (GEGL_BUFFER (aux), rect, 1.0, aux_format (operation), ya,
-                         GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
-    }
-  fresh = op_settings_new_image (ya, w, h);
-  g_free (ya);
-  g_mutex_lock (&settings_lock);
-  if (op_settings_equal (state->aux, fresh))
-    op_settings_unref (fresh);
-  else
-    {
-      op_settings_unref (state->aux);
-      state->aux = fresh;
-    }
-  g_mutex_unlock (&settings_lock);
-}
-
 static gboolean
 operation_process (GeglOperation        *operation,
                    GeglOperationContext *context,
@@ -952,7 +372,7 @@ operation_process (GeglOperation        *operation,
   GeglBuffer *input, *output;
   gboolean ok;
 
-  update_aux (operation, context);
+  op_layer_update_aux (operation, context, GEGL_PROPERTIES (operation)->user_data);
   if (strcmp (output_pad, "output") != 0 || !takes_gpu (GEGL_PROPERTIES (operation)))
     return filter_operation_process (operation, context, output_pad, result, level);
   input = (GeglBuffer *) gegl_operation_context_dup_object (context, "input");
@@ -962,61 +382,12 @@ operation_process (GeglOperation        *operation,
   return ok;
 }
 
-/* cuda:convolve-layer's aux pad, beside the area filter's input and
- * output: an image whose luminance makes the mask (GIMP shows a drawable
- * chooser for it). */
-static void
-attach_with_aux (GeglOperation *operation)
-{
-  GParamSpec *pspec;
-
-  GEGL_OPERATION_CLASS (gegl_op_parent_class)->attach (operation);
-  pspec = g_param_spec_object ("aux", "Mask image",
-                               "An image as the mask: each pixel's luminance in linear "
-                               "light times its alpha, scaled to sum 1, up to 1023x1023; "
-                               "shape, preset and matrix are then ignored",
-                               GEGL_TYPE_BUFFER, G_PARAM_READWRITE | GEGL_PARAM_PAD_INPUT);
-  gegl_operation_create_pad (operation, pspec);
-  g_param_spec_sink (pspec);
-}
-
-/* The aux image is read whole (none of one too large to be a mask), and
- * any change to it changes every output. */
-static GeglRectangle
-get_required_for_output (GeglOperation       *operation,
-                         const gchar         *input_pad,
-                         const GeglRectangle *roi)
-{
-  const GeglRectangle *aux;
-  char why[8];
-
-  if (strcmp (input_pad, "aux") != 0)
-    return GEGL_OPERATION_CLASS (gegl_op_parent_class)->get_required_for_output (operation,
-                                                                                 input_pad,
-                                                                                 roi);
-  aux = gegl_operation_source_get_bounding_box (operation, "aux");
-  return aux && cc_mask_image_size_check (aux->width, aux->height, why, sizeof why)
-         ? *aux : (GeglRectangle) { 0, 0, 0, 0 };
-}
-
-static GeglRectangle
-get_invalidated_by_change (GeglOperation       *operation,
-                           const gchar         *input_pad,
-                           const GeglRectangle *roi)
-{
-  if (strcmp (input_pad, "aux") == 0)
-    return get_bounding_box (operation);
-  return GEGL_OPERATION_CLASS (gegl_op_parent_class)->get_invalidated_by_change (operation,
-                                                                                   input_pad,
-                                                                                   roi);
-}
-
 static void
 finalize (GObject *object)
 {
   GeglProperties *o = GEGL_PROPERTIES (object);
 
-  state_free (o->user_data);
+  op_state_free (o->user_data);
   o->user_data = NULL;
   G_OBJECT_CLASS (gegl_op_parent_class)->finalize (object);
 }
@@ -1031,8 +402,6 @@ gegl_op_class_init (GeglOpClass *klass)
   object_class->finalize = finalize;
   operation_class->prepare = prepare;
   operation_class->get_bounding_box = get_bounding_box;
-  operation_class->get_required_for_output = get_required_for_output;
-  operation_class->get_invalidated_by_change = get_invalidated_by_change;
   operation_class->get_cached_region = get_cached_region;
   filter_operation_process = operation_class->process;
   operation_class->process = operation_process;
@@ -1051,29 +420,6 @@ gegl_op_class_init (GeglOpClass *klass)
     NULL);
 }
 
-/* cuda:convolve-layer: cuda:convolve with the aux input.  GIMP 3.0 lets no
- * operation with an "aux" pad stay on a layer as a non-destructive effect
- * (it cannot save the drawable: drawable-cmds.c, gimpfiltertool.c), so
- * cuda:convolve, which stays, has none. */
-static void
-layer_class_init (gpointer klass, gpointer data)
-{
-  GeglOperationClass *operation_class = GEGL_OPERATION_CLASS (klass);
-
-  operation_class->attach = attach_with_aux;
-  gegl_operation_class_set_keys (operation_class,
-    "name",            "cuda:convolve-layer",
-    "title",           "Convolve with a layer (CUDA)",
-    "categories",      "generic",
-    "description",     "Convolves with an image on the aux input as the mask (its "
-                       "luminance in linear light times alpha, scaled to sum 1, up to "
-                       "1023x1023) on an NVIDIA GPU, or on all CPU cores where there "
-                       "is none; without one, as cuda:convolve",
-    "gimp:menu-path",  "<Image>/Filters/Generic",
-    "gimp:menu-label", "Convolve with a layer on the GPU...",
-    NULL);
-}
-
 G_MODULE_EXPORT const GeglModuleInfo *
 gegl_module_query (GTypeModule *module)
 {
@@ -1083,13 +429,9 @@ gegl_module_query (GTypeModule *module)
 G_MODULE_EXPORT gboolean
 gegl_module_register (GTypeModule *module)
 {
-  const GTypeInfo layer_info = {
-    .class_size = sizeof (GeglOpClass), .class_init = layer_class_init,
-    .instance_size = sizeof (GeglOp) };
-
   gegl_op_cuda_convolve_register_type (module);
-  g_type_module_register_type (module, gegl_op_cuda_convolve_get_type (),
-                               "gegl_op_cuda_convolve_layer", &layer_info, 0);
+  op_layer_register (module, gegl_op_cuda_convolve_get_type (), sizeof (GeglOpClass),
+                     sizeof (GeglOp));
   return TRUE;
 }
 

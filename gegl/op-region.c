@@ -1,0 +1,467 @@
+/* cuda:convolve's regions: a region's pixels fetched with the mask's halo
+ * into linear memory, convolved by the engine in one call, and stored.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include "engine-format.h"
+#include "op-engine.h"
+#include "op-region.h"
+#include "op-state.h"
+
+/* The most pixels the GPU computes in one block: a layer up to this size
+ * is one block, a larger one bands of its full width
+ * (CUDA_CONVOLVE_GPU_BLOCK, pixels, changes it, for the tests).  A chunk
+ * GIMP asks for across two bands has both computed. */
+#define GPU_BLOCK_PIXELS ((gint64) 64 << 20)
+
+/* CUDA_CONVOLVE_TRACE set: each region computed, and where its time went,
+ * on standard error. */
+static gboolean
+tracing (void)
+{
+  static gint trace = -1;
+
+  if (trace < 0)
+    trace = g_getenv ("CUDA_CONVOLVE_TRACE") && *g_getenv ("CUDA_CONVOLVE_TRACE");
+  return trace;
+}
+
+/* A warning once per distinct text, so that a preview's many regions do
+ * not flood GIMP's error console. */
+static void
+warn_once (const gchar *text)
+{
+  static GMutex lock;
+  static GHashTable *said = NULL;
+  gboolean fresh;
+
+  g_mutex_lock (&lock);
+  if (!said)
+    said = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  fresh = g_hash_table_add (said, g_strdup (text));
+  g_mutex_unlock (&lock);
+  if (fresh)
+    g_warning ("cuda:convolve: %s", text);
+}
+
+/* The transfer tables of a coded format, made once a format for the
+ * process (a few formats at most); NULL where babl gives none. */
+static const CcTransfer *
+transfer_for (const Babl *format)
+{
+  static GMutex lock;
+  static GHashTable *made = NULL;
+  gpointer t;
+
+  g_mutex_lock (&lock);
+  if (!made)
+    made = g_hash_table_new (NULL, NULL);
+  if (!g_hash_table_lookup_extended (made, format, NULL, &t))
+    {
+      char message[256];
+
+      t = engine_format_transfer_new (format, message, sizeof message);
+      g_hash_table_insert (made, (gpointer) format, t);
+    }
+  g_mutex_unlock (&lock);
+  return t;
+}
+
+/* Where the input is 8- or 16-bit perceptual codes and results are
+ * clamped, the input's own codes: the engine reads linear light through
+ * the transfer tables and rounds as the procedure's pixel path does, and
+ * GEGL converts nothing.  Otherwise RGBA float in the input's space, which
+ * keeps values outside [0,1] for what follows the operation. */
+const Babl *
+op_region_format (GeglOperation *operation, gboolean clamp, gboolean linear)
+{
+  const Babl *source = gegl_operation_get_source_format (operation, "input");
+  const Babl *space = gegl_operation_get_source_space (operation, "input");
+
+  if (source && clamp && engine_format_coded (source) && (!linear || transfer_for (source)))
+    return engine_format (source, linear);
+  return engine_format_float (babl_format_with_space ("RGBA float", space), linear, TRUE);
+}
+
+static gint64
+block_pixels (void)
+{
+  static gint64 pixels = 0;
+
+  if (!pixels)
+    {
+      const gchar *v = g_getenv ("CUDA_CONVOLVE_GPU_BLOCK");
+      gint64 n = v ? g_ascii_strtoll (v, NULL, 10) : 0;
+
+      pixels = n > 0 ? n : GPU_BLOCK_PIXELS;
+    }
+  return pixels;
+}
+
+GeglRectangle
+op_region_gpu_block (const GeglRectangle *in, const GeglRectangle *roi)
+{
+  GeglRectangle block = *in;
+  gint rows;
+
+  if ((gint64) in->width * in->height > block_pixels ())
+    {
+      rows = (gint) MAX (1, block_pixels () / MAX (1, in->width));
+      block.y = in->y + (roi->y - in->y) / rows * rows;
+      block.height = in->y + ((roi->y + roi->height - 1 - in->y) / rows + 1) * rows - block.y;
+      if (!gegl_rectangle_intersect (&block, &block, in))
+        return *roi;
+    }
+  gegl_rectangle_bounding_box (&block, &block, roi);
+  if (tracing ())
+    g_printerr ("cuda:convolve: %dx%d at %d,%d asked: the block %dx%d at %d,%d\n",
+                roi->width, roi->height, roi->x, roi->y, block.width, block.height, block.x,
+                block.y);
+  return block;
+}
+
+static void
+pass_through (GeglBuffer *input, GeglBuffer *output, const GeglRectangle *roi)
+{
+  gegl_buffer_copy (input, roi, GEGL_ABYSS_NONE, output, roi);
+}
+
+/* A buffer's rectangle to or from linear memory ('set'): for a whole GPU
+ * block, on GEGL's threads, a band each, so that the copies of a block
+ * take no longer than a GEGL thread's share of a region would. */
+typedef struct
+{
+  GeglBuffer          *buffer;
+  const GeglRectangle *whole;
+  const Babl          *format;
+  guchar              *pixels;
+  GeglAbyssPolicy      abyss;
+  gboolean             set;
+} Copy;
+
+static void
+copy_area (const GeglRectangle *area, gpointer data)
+{
+  const Copy *c = data;
+  const gsize bpp = babl_format_get_bytes_per_pixel (c->format);
+  const gint stride = (gint) (c->whole->width * bpp);
+  guchar *p = c->pixels + (gsize) (area->y - c->whole->y) * stride +
+              (gsize) (area->x - c->whole->x) * bpp;
+
+  if (c->set)
+    gegl_buffer_set (c->buffer, area, 0, c->format, p, stride);
+  else
+    gegl_buffer_get (c->buffer, area, 1.0, c->format, p, stride, c->abyss);
+}
+
+static void
+copy_pixels (GeglBuffer *buffer, const GeglRectangle *rect, const Babl *format,
+             guchar *pixels, GeglAbyssPolicy abyss, gboolean set, gboolean whole)
+{
+  Copy c = { buffer, rect, format, pixels, abyss, set };
+
+  if (whole)
+    gegl_parallel_distribute_area (rect, 4096.0, GEGL_SPLIT_STRATEGY_HORIZONTAL, copy_area,
+                                   &c);
+  else
+    copy_area (rect, &c);
+}
+
+/* Page-locked memory for the GPU's blocks, kept for the process and grown
+ * as blocks need: the engine copies it to and from the device at full
+ * speed, where pageable memory costs a staging copy each way (several
+ * milliseconds a block).  One block at a time holds it. */
+static GMutex pinned_lock;
+static guchar *pinned[2];
+static gsize pinned_bytes[2];
+
+static guchar *
+pinned_buffer (int which, gsize bytes)
+{
+  if (bytes > pinned_bytes[which])
+    {
+      cc_host_free (op_engine (), pinned[which]);
+      pinned[which] = cc_host_alloc (op_engine (), bytes);
+      pinned_bytes[which] = pinned[which] ? bytes : 0;
+    }
+  return pinned[which];
+}
+
+/* A region's input and output in linear memory: a whole GPU block's the
+ * pinned buffers, held under their lock until released; a region's share
+ * its own. */
+typedef struct
+{
+  guchar  *in;
+  guchar  *out;
+  gboolean pinned;
+} Buffers;
+
+/* FALSE where memory ran out; the buffers are to be released either way. */
+static gboolean
+buffers_get (Buffers *b, gsize in_bytes, gsize out_bytes, gboolean whole)
+{
+  b->pinned = whole;
+  if (whole)
+    {
+      g_mutex_lock (&pinned_lock);
+      b->in = pinned_buffer (0, in_bytes);
+      b->out = pinned_buffer (1, out_bytes);
+    }
+  else
+    {
+      b->in = g_try_malloc (in_bytes);
+      b->out = g_try_malloc (out_bytes);
+    }
+  return b->in && b->out;
+}
+
+static void
+buffers_release (Buffers *b)
+{
+  if (b->pinned)
+    g_mutex_unlock (&pinned_lock);
+  else
+    {
+      g_free (b->in);
+      g_free (b->out);
+    }
+}
+
+/* The engine's options for the properties and the working format. */
+static void
+region_options (CcOptions *options, const OpRegionProperties *p, const Babl *format,
+                const Babl *source)
+{
+  cc_options_init (options);
+  options->method = p->method;
+  options->border = p->border;
+  options->clamp = p->clamp;
+  /* RGBA float has alpha where the input has none: 1 throughout, and it
+   * stays so. */
+  options->has_alpha = babl_format_has_alpha (format);
+  options->alpha_weighting = p->alpha_weighting && source && babl_format_has_alpha (source);
+  options->affect_alpha = p->affect_alpha && source && babl_format_has_alpha (source);
+  /* A gray source arrives as three equal colour channels. */
+  cc_options_keep_colour (options,
+                          source && babl_format_get_n_components (source) -
+                                    babl_format_has_alpha (source) < 3,
+                          p->red, p->green, p->blue);
+  options->transfer = p->linear && engine_format_coded (format) ? transfer_for (format) : NULL;
+}
+
+/* The input a region reads: 'roi' and the halo of the mask 's'.  Wrap
+ * needs the far side of the image: GEGL's loop abyss gives the whole
+ * halo.  The other borders are the engine's own, at the input's edges:
+ * only the part of the halo inside the input ('bounds') is read. */
+static GeglRectangle
+region_fetch (const OpSettings *s, const GeglRectangle *roi, const GeglRectangle *bounds,
+              CcOptions *options)
+{
+  const gint rx = (s->width - 1) / 2, ry = (s->height - 1) / 2;
+  const GeglRectangle want = { roi->x - rx, roi->y - ry, roi->width + 2 * rx,
+                               roi->height + 2 * ry };
+  GeglRectangle fetch;
+
+  if (options->border == CC_BORDER_WRAP)
+    {
+      fetch = want;
+      options->border = CC_BORDER_ZERO;   /* never reached: the halo is all there */
+    }
+  else if (!gegl_rectangle_intersect (&fetch, &want, bounds))
+    fetch = *roi;
+  return fetch;
+}
+
+/* The method a region runs.  auto without a usable GPU, or while CUDA
+ * starts, is the CPU path, on this thread's own context; worth a word
+ * after a GPU failure, not where the machine simply has no GPU.  A GPU
+ * method asked for takes the CPU too while the driver compiles the
+ * kernels, which GIMP must not wait for. */
+static CcMethod
+region_method (CcMethod method, OpState *state)
+{
+  char why[256];
+
+  if (method == CC_METHOD_AUTO && !op_engine_takes_gpu (method, op_state_taps (state)))
+    {
+      if (cc_context_gpu_started (op_engine ()) &&
+          cc_context_gpu_status (op_engine (), why, sizeof why) == CC_ERROR_GPU)
+        {
+          gchar *note = g_strdup_printf ("no GPU used: %s", why);
+
+          warn_once (note);
+          g_free (note);
+        }
+      return CC_METHOD_CPU;
+    }
+  if (method != CC_METHOD_AUTO && method != CC_METHOD_CPU &&
+      cc_context_gpu_status (op_engine (), why, sizeof why) == CC_OK &&
+      cc_context_gpu_compiling (op_engine ()))
+    {
+      gchar *note = g_strdup_printf ("the driver is compiling the GPU kernels for this GPU "
+                                     "model, once; the CPU path runs instead of %s meanwhile",
+                                     cc_method_name (method));
+
+      warn_once (note);
+      g_free (note);
+      return CC_METHOD_CPU;
+    }
+  return method;
+}
+
+/* What one engine call reads and writes, and how. */
+typedef struct
+{
+  CcImage   src;       /* the input fetched, the halo with it */
+  CcImage   dst;
+  int64_t   x;         /* the region's place in src */
+  int64_t   y;
+  CcMask    mask;
+  CcOptions options;
+} Call;
+
+/* The engine call, and where a GPU method could not run or failed, the
+ * CPU path in its place, with one word.  'shared' is set where the CPU
+ * path ran on this thread's own context, a GEGL thread's share. */
+static CcStatus
+call_engine (Call *call, gboolean whole, gboolean *shared, CcResult *result)
+{
+  CcStatus status;
+
+  *shared = call->options.method == CC_METHOD_CPU && !whole;
+  status = cc_convolve (*shared ? op_engine_cpu () : op_engine (), &call->src, call->x,
+                        call->y, &call->dst, &call->mask, &call->options, result);
+  if (status != CC_OK && call->options.method != CC_METHOD_CPU &&
+      status != CC_ERROR_INVALID && status != CC_ERROR_CANCELLED)
+    {
+      gchar *note = g_strdup_printf ("%s failed (%s); the CPU path ran instead",
+                                     cc_method_name (call->options.method), result->message);
+
+      warn_once (note);
+      g_free (note);
+      call->options.method = CC_METHOD_CPU;
+      *shared = !whole;
+      status = cc_convolve (*shared ? op_engine_cpu () : op_engine (), &call->src, call->x,
+                            call->y, &call->dst, &call->mask, &call->options, result);
+    }
+  else if (status == CC_OK && result->message[0])
+    warn_once (result->message);   /* auto left the GPU for the CPU, and why */
+  return status;
+}
+
+/* A region computed, with its times (microseconds): its fetch, the engine
+ * call and its store. */
+static void
+trace_region (const GeglRectangle *roi, gboolean whole, CcStatus status,
+              const CcResult *result, gint64 fetch, gint64 engine, gint64 store)
+{
+  g_printerr ("cuda:convolve: %dx%d at %d,%d%s, %s: fetch %.1f ms, engine %.1f ms "
+              "(upload %.1f, kernel %.1f, download %.1f), store %.1f ms\n",
+              roi->width, roi->height, roi->x, roi->y, whole ? " (a GPU block)" : "",
+              status == CC_OK ? cc_method_name (result->method_used) : "failed",
+              fetch / 1000.0, engine / 1000.0, result->upload_ms, result->kernel_ms,
+              result->download_ms, store / 1000.0);
+}
+
+/* The region convolved with the mask 's', which the caller holds. */
+static gboolean
+convolve_with (GeglOperation            *operation,
+               const OpSettings         *s,
+               gpointer                 *state,
+               const OpRegionProperties *p,
+               GeglBuffer               *input,
+               GeglBuffer               *output,
+               const GeglRectangle      *roi,
+               gboolean                  whole)
+{
+  const Babl *format = gegl_operation_get_format (operation, "output");
+  const Babl *source = gegl_operation_get_source_format (operation, "input");
+  const gint channels = babl_format_get_n_components (format);
+  const gsize bpp = babl_format_get_bytes_per_pixel (format);
+  const GeglRectangle *bounds = gegl_operation_source_get_bounding_box (operation, "input");
+  GeglRectangle fetch;
+  Buffers buffers;
+  Call call;
+  CcResult result;
+  CcStatus status;
+  CcType type;
+  gboolean shared;
+  gint64 t0, t1, t2;
+
+  if (!s || !s->valid)
+    {
+      warn_once (s ? s->message : "no mask yet; the input is passed through unchanged");
+      pass_through (input, output, roi);
+      return TRUE;
+    }
+  if (!bounds || roi->width <= 0 || roi->height <= 0)
+    return TRUE;
+  /* babl names sample types as the engine does. */
+  if (!cc_type_from_name (babl_get_name (babl_format_get_type (format, 0)), &type))
+    {
+      warn_once ("an unknown working format; the input is passed through");
+      pass_through (input, output, roi);
+      return TRUE;
+    }
+  region_options (&call.options, p, format, source);
+  fetch = region_fetch (s, roi, bounds, &call.options);
+  if (!buffers_get (&buffers, (gsize) fetch.width * fetch.height * bpp,
+                    (gsize) roi->width * roi->height * bpp, whole))
+    {
+      warn_once ("out of memory for a region; the input is passed through");
+      buffers_release (&buffers);
+      pass_through (input, output, roi);
+      return TRUE;
+    }
+  t0 = g_get_monotonic_time ();
+  copy_pixels (input, &fetch, format, buffers.in,
+               p->border == CC_BORDER_WRAP ? GEGL_ABYSS_LOOP : GEGL_ABYSS_NONE, FALSE, whole);
+  t1 = g_get_monotonic_time ();
+
+  call.src = (CcImage) { buffers.in, type, channels, fetch.width, fetch.height,
+                         (int64_t) (fetch.width * bpp), false };
+  call.dst = (CcImage) { buffers.out, type, channels, roi->width, roi->height,
+                         (int64_t) (roi->width * bpp), false };
+  call.x = roi->x - fetch.x;
+  call.y = roi->y - fetch.y;
+  call.mask = (CcMask) { s->width, s->height, s->values, s->divisor, s->offset };
+  call.options.method = region_method (call.options.method, *state);
+  status = call_engine (&call, whole, &shared, &result);
+
+  t2 = g_get_monotonic_time ();
+  if (status == CC_OK)
+    {
+      copy_pixels (output, roi, format, buffers.out, GEGL_ABYSS_NONE, TRUE, whole);
+      if (shared)
+        op_engine_name_cpu_share (&result);
+      op_report_add (((OpState *) *state)->report, &result, (gint64) roi->width * roi->height);
+    }
+  else
+    {
+      warn_once (result.message);
+      pass_through (input, output, roi);
+    }
+  if (tracing ())
+    trace_region (roi, whole, status, &result, t1 - t0, t2 - t1, g_get_monotonic_time () - t2);
+  buffers_release (&buffers);
+  return TRUE;
+}
+
+gboolean
+op_region_convolve (GeglOperation            *operation,
+                    gpointer                 *state,
+                    const OpRegionProperties *properties,
+                    GeglBuffer               *input,
+                    GeglBuffer               *output,
+                    const GeglRectangle      *roi,
+                    gboolean                  whole)
+{
+  OpSettings *s = op_state_settings (*state);
+  gboolean ok = convolve_with (operation, s, state, properties, input, output, roi, whole);
+
+  op_settings_unref (s);
+  return ok;
+}
