@@ -1,12 +1,15 @@
 /* The register method's column kernel: masks one pixel wide (vertical 1D
  * masks, separable's column passes), with its launcher.
- * Part of register-kernels.cu's translation unit (its c_reg_mask, reg_
- * helpers and tile pipeline); internal to kernels/.
+ * Compiled in register-kernels.cu's translation unit, whose c_reg_mask it
+ * reads; internal to kernels/.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
 #ifndef CC_REGISTER_COLUMN_CUH
 #define CC_REGISTER_COLUMN_CUH
+
+#include "register-mask.cuh"
+#include "register-tile.cuh"
 
 /* Outputs a column-kernel thread computes down a column. */
 constexpr int COL_NY = 8;   /* not a macro: #pragma unroll expands none */

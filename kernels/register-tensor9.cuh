@@ -1,13 +1,17 @@
 /* The register method's tensor-core kernel for 9x9 masks on unweighted
- * RGBA, its taps' upload and its launcher (the FP32 kernel redoes the jobs
- * it hands back).
- * Part of register-kernels.cu's translation unit (its c_reg_mask, reg_
- * helpers and tile pipeline); internal to kernels/.
+ * RGBA, its taps' upload and its launcher (the FP32 kernel launched after
+ * it, by register-kernels.cu, redoes the jobs it hands back).
+ * Compiled in register-kernels.cu's translation unit, which defines its
+ * __constant__ words once; internal to kernels/.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
 #ifndef CC_REGISTER_TENSOR9_CUH
 #define CC_REGISTER_TENSOR9_CUH
+
+#include <float.h>
+
+#include "device-toolkit.cuh"
 
 /* ---- 9x9 masks on RGBA by tensor cores ----
  *
@@ -299,7 +303,8 @@ tensor9_takes (const ConvArgs &a, const DeviceFacts &d)
          tensor9_shared_bytes () <= d.shared_optin;
 }
 
-/* The tensor kernel, then the FP32 kernel for the jobs it hands back. */
+/* The tensor kernel; the FP32 kernel for the jobs it hands back is the
+ * caller's to launch after it, on the same stream. */
 static cudaError_t
 launch_tensor9 (const ConvArgs &a, const DeviceFacts &d, cudaStream_t stream)
 {
@@ -322,9 +327,7 @@ launch_tensor9 (const ConvArgs &a, const DeviceFacts &d, cudaStream_t stream)
                                    (int) shared)) != cudaSuccess)
     return err;
   kernel<<<dim3 (bands, (a.dst.height + seg - 1) / seg), 32 * T9_WARPS, shared, stream>>> (a, seg);
-  if ((err = cudaGetLastError ()) != cudaSuccess)
-    return err;
-  return launch_class<4, T9_K, false> (a, d, stream, &a.claims->redo);
+  return cudaGetLastError ();
 }
 
 #endif /* CC_REGISTER_TENSOR9_CUH */

@@ -7,6 +7,11 @@
 #ifndef CC_SEPARABLE_ONE_PASS_CUH
 #define CC_SEPARABLE_ONE_PASS_CUH
 
+#include <type_traits>
+
+#include "device-toolkit.cuh"
+#include "gpu.cuh"
+
 /* ---- One pass for one term: the row pass's output kept in shared memory ----
  *
  * A block owns FUSED_BW output columns and 'seg' rows and walks down

@@ -8,6 +8,10 @@
 #ifndef CC_SEPARABLE_TENSOR_CUH
 #define CC_SEPARABLE_TENSOR_CUH
 
+#include <float.h>
+
+#include "separable-one-pass.cuh"
+
 /* ---- The one pass on tensor cores: one RGBA term 27x27 to 31x31 ----
  *
  * The FP32 one pass takes an issue slot a tap a sample, and every other
