@@ -216,6 +216,26 @@ plain_only (const ConvArgs &a)
   return plain;
 }
 
+/* The sums of N outputs, C channels each, at zero: the plain sums and,
+ * where WEIGHTED, the alpha-weighted ones and the weights' sum |k a|. */
+template <int N, int C, bool WEIGHTED>
+__device__ __forceinline__ void
+zero_sums (float (&plain)[N][C], float (&kca)[WEIGHTED ? N : 1][C], float (&wabs)[N])
+{
+#pragma unroll
+  for (int n = 0; n < N; n++)
+    {
+      wabs[n] = 0.0f;
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        {
+          plain[n][c] = 0.0f;
+          if (WEIGHTED)
+            kca[n][c] = 0.0f;
+        }
+    }
+}
+
 /* One output pixel of a kernel that writes straight to global memory (the
  * 3x3 and column kernels), finished by each channel's mode and stored 16
  * bytes at once where the output allows; 'centre' is the source pixel

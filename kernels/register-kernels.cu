@@ -84,19 +84,7 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
       float plain[REG_NX][C], kca[WEIGHTED ? REG_NX : 1][C], wabs[REG_NX];
 
       fetch ();
-
-#pragma unroll
-      for (int n = 0; n < REG_NX; n++)
-        {
-          wabs[n] = 0.0f;
-#pragma unroll
-          for (int c = 0; c < C; c++)
-            {
-              plain[n][c] = 0.0f;
-              if (WEIGHTED)
-                kca[n][c] = 0.0f;
-            }
-        }
+      zero_sums<REG_NX, C, WEIGHTED> (plain, kca, wabs);
 
       for (int j = 0; active && j < mh; j++)
         {
