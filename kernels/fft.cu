@@ -3,7 +3,7 @@
  * from 64 to 4096, transformed, multiplied by the conjugate of the mask's
  * spectrum (correlation, as the definition is), and transformed back, all
  * by this file's kernels: the rows, real to complex and back, by
- * fft_rows_forward and fft_rows_inverse; the columns with the product in
+ * fft_rows, forward and inverse; the columns with the product in
  * one kernel, fft_columns for tiles 256 to 1024 tall and
  * fft_columns_staged for the others.  Nothing of the CUDA toolkit is
  * needed at run time.  For comparison on the bench, a context made with
@@ -156,15 +156,14 @@ stage_rows (float2 *sh, const float *planes, int pitch, long long rows, long lon
   __syncthreads ();
 }
 
+/* Forward: the spectra of the staged rows (the block's, row0 on), written
+ * over them in the planes. */
 template <int M>
-__global__ void __launch_bounds__ (ROW_THREADS)
-fft_rows_forward (float *planes, int pitch, long long rows)
+__device__ __forceinline__ void
+rows_to_spectra (float2 *sh, float *planes, int pitch, long long rows, long long row0)
 {
   constexpr int RB = ROW_POINTS / M, S = padded_length (M), H = M / 2 + 1;
-  __shared__ float2 sh[RB * S];
-  const long long row0 = (long long) blockIdx.x * RB;
 
-  stage_rows<M> (sh, planes, pitch, rows, row0, M);
   smem_fft (sh, M, S, ROW_THREADS);
   /* Frequencies k and M - k from Z[k] and Z[M - k]: the even samples'
    * spectrum E = (Z[k] + conj Z[M-k]) / 2, the odd's O = (Z[k] - conj
@@ -186,15 +185,14 @@ fft_rows_forward (float *planes, int pitch, long long rows)
     }
 }
 
+/* Inverse: the rows of the staged spectra, written over them in the
+ * planes. */
 template <int M>
-__global__ void __launch_bounds__ (ROW_THREADS)
-fft_rows_inverse (float *planes, int pitch, long long rows)
+__device__ __forceinline__ void
+spectra_to_rows (float2 *sh, float *planes, int pitch, long long rows, long long row0)
 {
   constexpr int RB = ROW_POINTS / M, S = padded_length (M), H = M / 2 + 1;
-  __shared__ float2 sh[RB * S];
-  const long long row0 = (long long) blockIdx.x * RB;
 
-  stage_rows<M> (sh, planes, pitch, rows, row0, M + 1);
   /* Z'[k] = (X[k] + conj X[M-k]) + i W^-k (X[k] - conj X[M-k]), twice the
    * complex sequence's spectrum, stored conjugated; a thread takes k and
    * M - k together, so that no other reads what it overwrites. */
@@ -226,6 +224,23 @@ fft_rows_inverse (float *planes, int pitch, long long rows)
     }
 }
 
+/* A block's rows transformed, forward or inverse: one kernel, so that
+ * their staging is written once. */
+template <int M, bool INVERSE>
+__global__ void __launch_bounds__ (ROW_THREADS)
+fft_rows (float *planes, int pitch, long long rows)
+{
+  constexpr int RB = ROW_POINTS / M, S = padded_length (M);
+  __shared__ float2 sh[RB * S];
+  const long long row0 = (long long) blockIdx.x * RB;
+
+  stage_rows<M> (sh, planes, pitch, rows, row0, INVERSE ? M + 1 : M);
+  if (INVERSE)
+    spectra_to_rows<M> (sh, planes, pitch, rows, row0);
+  else
+    rows_to_spectra<M> (sh, planes, pitch, rows, row0);
+}
+
 /* 'rows' rows of t reals ('pitch' floats apart), forward or back. */
 static cudaError_t
 launch_rows (int t, bool inverse, float *planes, int pitch, long long rows, cudaStream_t stream)
@@ -236,9 +251,9 @@ launch_rows (int t, bool inverse, float *planes, int pitch, long long rows, cuda
 #define ROWS_CASE(M)                                                                   \
   case M:                                                                              \
     if (inverse)                                                                       \
-      fft_rows_inverse<M><<<grid, ROW_THREADS, 0, stream>>> (planes, pitch, rows);     \
+      fft_rows<M, true><<<grid, ROW_THREADS, 0, stream>>> (planes, pitch, rows);       \
     else                                                                               \
-      fft_rows_forward<M><<<grid, ROW_THREADS, 0, stream>>> (planes, pitch, rows);     \
+      fft_rows<M, false><<<grid, ROW_THREADS, 0, stream>>> (planes, pitch, rows);      \
     break;
   switch (m)
     {

@@ -1,12 +1,15 @@
 /* The register method's 3x3 kernel: unweighted RGBA with 16-byte aligned
  * rows, no shared memory, with its launcher.
- * Part of register-kernels.cu's translation unit (its c_reg_mask, reg_
- * helpers and tile pipeline); internal to kernels/.
+ * Compiled in register-kernels.cu's translation unit, whose c_reg_mask it
+ * reads; internal to kernels/.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
 #ifndef CC_REGISTER_3X3_CUH
 #define CC_REGISTER_3X3_CUH
+
+#include "device-toolkit.cuh"
+#include "register-mask.cuh"
 
 /* Rows of outputs a 3x3-kernel warp computes. */
 constexpr int NY_3X3 = 4;

@@ -1,12 +1,15 @@
 /* The register method's column kernel: masks one pixel wide (vertical 1D
  * masks, separable's column passes), with its launcher.
- * Part of register-kernels.cu's translation unit (its c_reg_mask, reg_
- * helpers and tile pipeline); internal to kernels/.
+ * Compiled in register-kernels.cu's translation unit, whose c_reg_mask it
+ * reads; internal to kernels/.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
 #ifndef CC_REGISTER_COLUMN_CUH
 #define CC_REGISTER_COLUMN_CUH
+
+#include "register-mask.cuh"
+#include "register-tile.cuh"
 
 /* Outputs a column-kernel thread computes down a column. */
 constexpr int COL_NY = 8;   /* not a macro: #pragma unroll expands none */
@@ -45,20 +48,10 @@ conv_column (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk w)
       if (ox < a.dst.width && oy0 < a.dst.height)
         {
           const float *col = tile + threadIdx.y * COL_NY * t.stride + t.lead + threadIdx.x * C;
+          zero_sums<COL_NY, C, WEIGHTED> (plain, kca, wabs);
 #pragma unroll
-          for (int n = 0; n < COL_NY; n++)
-            {
-              wabs[n] = 0.0f;
-#pragma unroll
-              for (int c = 0; c < C; c++)
-                {
-                  plain[n][c] = 0.0f;
-                  if (WEIGHTED)
-                    kca[n][c] = 0.0f;
-                }
-              if (n + 1 < COL_NY)
-                load_shared<C> (col + n * t.stride, win[n + 1]);
-            }
+          for (int n = 0; n + 1 < COL_NY; n++)
+            load_shared<C> (col + n * t.stride, win[n + 1]);
           /* Row j of the mask meets output n at window row n + j.  Unrolled
            * COL_NY-fold, the window's shifts become register renaming. */
 #pragma unroll COL_NY

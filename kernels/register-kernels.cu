@@ -4,20 +4,23 @@
  * compiler knows, so they sit in the FMAs as operands.  The mask's width is a
  * compile-time class (the mask is centred in it, padded with zero taps);
  * its height is a run-time loop, so few instantiations cover every mask.
- * The method's other kernels (column, 3x3, tensor 9x9) are included below.
+ * The method's other kernels (column, 3x3, tensor 9x9) are in the headers
+ * it includes.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
 #include "config.h"
 
-#include <float.h>
 #include <stdio.h>
-#include <string.h>
-
-#include <cuda_fp16.h>
 
 #include "gpu.cuh"
+#include "register-mask.cuh"
 #include "register-tile.cuh"
+/* The method's other kernels, each with its launcher: they read
+ * c_reg_mask too, so they compile in this file. */
+#include "register-column.cuh"
+#include "register-3x3.cuh"
+#include "register-tensor9.cuh"
 
 /* Unweighted RGBA with masks 7 to 15 wide is issue-bound: each thread
  * takes more outputs (36 sums: fewer loads and less overhead an output),
@@ -41,23 +44,6 @@ reg_nx (int channels, int kw, bool weighted)
   return reg_wide (channels, kw, weighted) ? 9
          : channels == 4 || kw > 31 ? 7 : channels == 3 ? 9 : channels == 2 ? 13 : 21;
 }
-
-/* Mask widths are rounded up to a class (cc_mask_width_class); the widest
- * bounds the __constant__ mask.  Width 1 is the column kernel's
- * (conv_column, register-column.cuh). */
-#define REG_MAX_WIDTH 127
-
-/* Floats a mask row takes: an even count past width 1, so that the taps
- * load in pairs (one uniform 8-byte load for two taps). */
-__host__ __device__ constexpr int
-reg_mask_stride (int kw)
-{
-  return kw == 1 ? 1 : kw + 1;
-}
-
-/* [height][stride]; 127 x 128 floats is 63.5 KB, within the 64 KB bank. */
-__constant__ __align__ (8) float
-  c_reg_mask[reg_mask_stride (REG_MAX_WIDTH) * CC_DIRECT_MASK_MAX];
 
 /* Two blocks of 512 an SM cap a thread at 64 registers, which the plain
  * kernels fit without spilling; reg_wide's take 80, three blocks of 256;
@@ -98,19 +84,7 @@ conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk 
       float plain[REG_NX][C], kca[WEIGHTED ? REG_NX : 1][C], wabs[REG_NX];
 
       fetch ();
-
-#pragma unroll
-      for (int n = 0; n < REG_NX; n++)
-        {
-          wabs[n] = 0.0f;
-#pragma unroll
-          for (int c = 0; c < C; c++)
-            {
-              plain[n][c] = 0.0f;
-              if (WEIGHTED)
-                kca[n][c] = 0.0f;
-            }
-        }
+      zero_sums<REG_NX, C, WEIGHTED> (plain, kca, wabs);
 
       for (int j = 0; active && j < mh; j++)
         {
@@ -349,13 +323,6 @@ launch_class (const ConvArgs &a, const DeviceFacts &d, cudaStream_t stream,
                       (a.dst.height + block.y - 1) / block.y, stream, redo);
 }
 
-/* The other kernels of the method, each with its launcher: they read the
- * mask from c_reg_mask too, and a module's __constant__ memory is its own
- * (no relocatable device code), so they compile in this file. */
-#include "register-column.cuh"
-#include "register-3x3.cuh"
-#include "register-tensor9.cuh"
-
 size_t
 cc_register_shared_bytes (int mask_width, int mask_height, int channels, bool weighted)
 {
@@ -409,9 +376,14 @@ launch_channels (const ConvArgs &a, const DeviceFacts &d, cudaStream_t stream)
     case 9:
       if (C == 4 && !WEIGHTED && tensor9_takes (a, d))
         {
+          cudaError_t err;
+
           cc_kernel_ran ("register tensor 9x9");
           cc_kernel_may_fall_back ();
-          return launch_tensor9 (a, d, stream);
+          /* The FP32 kernel after it redoes the jobs it hands back. */
+          if ((err = launch_tensor9 (a, d, stream)) != cudaSuccess)
+            return err;
+          return launch_class<C, 9, WEIGHTED> (a, d, stream, &a.claims->redo);
         }
       return launch_class<C, 9, WEIGHTED> (a, d, stream);
     case 15: return launch_class<C, 15, WEIGHTED> (a, d, stream);

@@ -1,13 +1,17 @@
 /* The register method's tensor-core kernel for 9x9 masks on unweighted
- * RGBA, its taps' upload and its launcher (the FP32 kernel redoes the jobs
- * it hands back).
- * Part of register-kernels.cu's translation unit (its c_reg_mask, reg_
- * helpers and tile pipeline); internal to kernels/.
+ * RGBA, its taps' upload and its launcher (the FP32 kernel launched after
+ * it, by register-kernels.cu, redoes the jobs it hands back).
+ * Compiled in register-kernels.cu's translation unit, which defines its
+ * __constant__ words once; internal to kernels/.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
 #ifndef CC_REGISTER_TENSOR9_CUH
 #define CC_REGISTER_TENSOR9_CUH
+
+#include <float.h>
+
+#include "device-toolkit.cuh"
 
 /* ---- 9x9 masks on RGBA by tensor cores ----
  *
@@ -107,38 +111,17 @@ conv_tensor9 (const __grid_constant__ ConvArgs a, int seg)
 #if BULK_COPY
     if (bulk_cols && y0 >= 0 && y0 + T9_K <= a.src.height)
       {
-        if (threadIdx.x == 0)
-          {
-            const unsigned bar = shared_address (staged + b);
-
-            /* Orders the block's reads of the buffer before the engine's writes. */
-            async_proxy_fence ();
-            mbarrier_expect_bytes (bar, (int) sizeof (float4) * T9_K * T9_IN_W);
-            for (int r = 0; r < T9_K; r++)
-              bulk_copy (shared_address (to + r * T9_IN_W),
-                         a.src.data + (y0 + r) * a.src.pitch + (long long) x_lo * 4,
-                         (int) sizeof (float4) * T9_IN_W, bar);
-          }
+        if (warp == 0)
+          bulk_copy_rows<T9_K> (a, to, T9_IN_W, x_lo, 0, T9_IN_W, y0, true, staged + b);
         return;
       }
     if (threadIdx.x == 0)
       mbarrier_arrive (shared_address (staged + b));
 #endif
-    for (int r = warp; r < T9_K; r += T9_WARPS)
+    stage_rows_async<T9_IN_W> (a, to, T9_IN_W, y0, T9_K, warp, T9_WARPS, [&] (int q)
       {
-        const int sy = cc_border_index32 (y0 + r, a.src.height, a.border_y);
-        const float4 *row = reinterpret_cast<const float4 *> (a.src.data + sy * a.src.pitch);
-
-        for (int p = lane; p < T9_IN_W; p += 32)
-          {
-            const int sx = cc_border_index32 (x_lo + p, a.src.width, a.border_x);
-
-            if ((sx | sy) >= 0)
-              __pipeline_memcpy_async (to + r * T9_IN_W + p, row + sx, sizeof (float4));
-            else
-              to[r * T9_IN_W + p] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
-          }
-      }
+        return cc_border_index32 (x_lo + lane + 32 * q, a.src.width, a.border_x);
+      }, false);
   };
   /* Until buffer b's copies have landed, for the whole block. */
   const auto wait_rows = [&] (int b, int groups)
@@ -299,7 +282,8 @@ tensor9_takes (const ConvArgs &a, const DeviceFacts &d)
          tensor9_shared_bytes () <= d.shared_optin;
 }
 
-/* The tensor kernel, then the FP32 kernel for the jobs it hands back. */
+/* The tensor kernel; the FP32 kernel for the jobs it hands back is the
+ * caller's to launch after it, on the same stream. */
 static cudaError_t
 launch_tensor9 (const ConvArgs &a, const DeviceFacts &d, cudaStream_t stream)
 {
@@ -322,9 +306,7 @@ launch_tensor9 (const ConvArgs &a, const DeviceFacts &d, cudaStream_t stream)
                                    (int) shared)) != cudaSuccess)
     return err;
   kernel<<<dim3 (bands, (a.dst.height + seg - 1) / seg), 32 * T9_WARPS, shared, stream>>> (a, seg);
-  if ((err = cudaGetLastError ()) != cudaSuccess)
-    return err;
-  return launch_class<4, T9_K, false> (a, d, stream, &a.claims->redo);
+  return cudaGetLastError ();
 }
 
 #endif /* CC_REGISTER_TENSOR9_CUH */

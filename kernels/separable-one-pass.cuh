@@ -7,6 +7,11 @@
 #ifndef CC_SEPARABLE_ONE_PASS_CUH
 #define CC_SEPARABLE_ONE_PASS_CUH
 
+#include <type_traits>
+
+#include "device-toolkit.cuh"
+#include "gpu.cuh"
+
 /* ---- One pass for one term: the row pass's output kept in shared memory ----
  *
  * A block owns FUSED_BW output columns and 'seg' rows and walks down
@@ -166,31 +171,8 @@ conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ FusedTap
         return;
       }
 #endif
-    for (int r = t / 32; r < CH; r += FUSED_THREADS / 32)
-      {
-        const int sy = cc_border_index32 (a.out_y + r0 + r, a.src.height, a.border_y);
-        const float4 *row = reinterpret_cast<const float4 *> (a.src.data + sy * a.src.pitch);
-        float4 *to = stage + r * SW + t % 32;
-
-        /* Rows with no ghost, nearly all, without the per-pixel test. */
-        if (inside && sy >= 0)
-#pragma unroll
-          for (int q = 0; q < FUSED_STAGE_COLS; q++)
-            {
-              if (t % 32 + 32 * q < IN_W)
-                __pipeline_memcpy_async (to + 32 * q, row + sx[q], sizeof (float4));
-            }
-        else
-#pragma unroll
-          for (int q = 0; q < FUSED_STAGE_COLS; q++)
-            if (t % 32 + 32 * q < IN_W)
-              {
-                if ((sx[q] | sy) >= 0)
-                  __pipeline_memcpy_async (to + 32 * q, row + sx[q], sizeof (float4));
-                else
-                  to[32 * q] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
-              }
-      }
+    stage_rows_async<IN_W> (a, stage, SW, a.out_y + r0, CH, t / 32, FUSED_THREADS / 32,
+                            [&] (int q) { return sx[q]; }, inside);
     __pipeline_commit ();
   };
   /* The staged rows filtered along x: a warp takes the step's rows of one

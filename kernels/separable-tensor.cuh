@@ -8,6 +8,10 @@
 #ifndef CC_SEPARABLE_TENSOR_CUH
 #define CC_SEPARABLE_TENSOR_CUH
 
+#include <float.h>
+
+#include "separable-one-pass.cuh"
+
 /* ---- The one pass on tensor cores: one RGBA term 27x27 to 31x31 ----
  *
  * The FP32 one pass takes an issue slot a tap a sample, and every other
@@ -283,31 +287,15 @@ conv_fused_tensor (const __grid_constant__ ConvArgs a, const __grid_constant__ F
   {
     const int b = c & 1, y0 = a.out_y + y_first - 16 + 16 * c;
     float4 *const to = reinterpret_cast<float4 *> (staged + b * FT_CHUNK);
-    const bool rows_inside = y0 >= 0 && y0 + 16 <= a.src.height;
+    [[maybe_unused]] const bool rows_inside = y0 >= 0 && y0 + 16 <= a.src.height;
 
     state &= ~(1u << b);
     if (c >= chunks)
       return;
 #if BULK_COPY
     if (warp == FT_COPY_WARP)
-      {
-        const int y = y0 + lane % 16;
-        const int sy = rows_inside ? y : cc_border_index32 (y, a.src.height, a.border_y);
-        const int bytes = (int) sizeof (float4) * (inside_hi - inside_lo);
-        const int rows_mapped = rows_inside ? 16 : __popc (__ballot_sync (~0u, sy >= 0)) / 2;
-
-        if (lane == 0)
-          {
-            /* Orders the block's reads of the buffer before the engine's writes. */
-            async_proxy_fence ();
-            mbarrier_expect_bytes (shared_address (landed + b), rows_mapped * bytes);
-          }
-        __syncwarp ();
-        if (lane < 16 && sy >= 0)
-          bulk_copy (shared_address (to + lane * (FT_ROW / 4) + inside_lo),
-                     a.src.data + sy * a.src.pitch + (long long) (x_lo + inside_lo) * 4, bytes,
-                     shared_address (landed + b));
-      }
+      bulk_copy_rows<16> (a, to, FT_ROW / 4, x_lo, inside_lo, inside_hi, y0, rows_inside,
+                          landed + b);
     if (rows_inside || !ghost_rows)
       return;
     {
@@ -320,19 +308,10 @@ conv_fused_tensor (const __grid_constant__ ConvArgs a, const __grid_constant__ F
           to[r * (FT_ROW / 4) + p] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
     }
 #else
-    for (int i = threadIdx.x; i < 16 * FT_IN_W; i += 32 * FT_WARPS)
+    stage_rows_async<FT_IN_W> (a, to, FT_ROW / 4, y0, 16, warp, FT_WARPS, [&] (int q)
       {
-        const int r = i / FT_IN_W, p = i % FT_IN_W;
-        const int sy = cc_border_index32 (y0 + r, a.src.height, a.border_y);
-        const int sx = cc_border_index32 (x_lo + p, a.src.width, a.border_x);
-
-        if ((sx | sy) >= 0)
-          __pipeline_memcpy_async (to + r * (FT_ROW / 4) + p,
-                                   a.src.data + sy * a.src.pitch + (long long) sx * 4,
-                                   sizeof (float4));
-        else
-          to[r * (FT_ROW / 4) + p] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
-      }
+        return cc_border_index32 (x_lo + lane + 32 * q, a.src.width, a.border_x);
+      }, false);
 #endif
     __pipeline_commit ();
     state |= 1u << b;

@@ -7,13 +7,12 @@
  */
 #include "config.h"
 
-#include <float.h>
 #include <stdio.h>
 
-#include <type_traits>
-
-#include "device-toolkit.cuh"
 #include "gpu.cuh"
+/* The one pass, in FP32 and on tensor cores, each with its launcher. */
+#include "separable-one-pass.cuh"
+#include "separable-tensor.cuh"
 
 static CcStatus
 check (const CcJob *job, size_t *shared, char *message, size_t size)
@@ -39,10 +38,6 @@ check (const CcJob *job, size_t *shared, char *message, size_t size)
     *shared = cc_register_shared_bytes (1, h, C, false);
   return CC_OK;
 }
-
-/* The one pass, in FP32 and on tensor cores, each with its launcher. */
-#include "separable-one-pass.cuh"
-#include "separable-tensor.cuh"
 
 /* For each rank-1 term, a row pass over every input row into 'pass', then
  * a column pass adding into the output; only the last term's column pass
