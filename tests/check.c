@@ -935,3 +935,12 @@ check_odd_samples (CcContext *ctx, const CcMethod *methods, int n_methods, bool 
   free (gold);
   return failed;
 }
+
+float
+check_scene (int64_t x, int64_t y, int k)
+{
+  const double s = 0.5 + 0.25 * sin (0.11 * x + 0.7 * k) * cos (0.07 * y) +
+                   (((x / 7) + (y / 5)) % 3 == 0 ? 0.15 : -0.1) + 0.05 * sin (1.3 * x * y);
+
+  return (float) (s < 0.05 ? 0.05 : s > 0.95 ? 0.95 : s);
+}

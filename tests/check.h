@@ -58,6 +58,10 @@ void     check_reseed      (uint64_t stream);
 uint64_t check_rand        (void);
 double   check_uniform     (double lo, double hi);
 
+/* A photograph-like sample of channel k at (x, y): smooth shading, edges
+ * and fine texture, in 0.05..0.95 (the deconvolution tests' images). */
+float    check_scene       (int64_t x, int64_t y, int k);
+
 /* Runs one case through each method and compares every sample with the
  * gold; returns the number of methods that failed. */
 int      check_case        (CcContext *ctx, const CheckCase *c, const CcMethod *methods,

@@ -16,16 +16,6 @@
 #include "check.h"
 #include "convolve.h"
 
-/* A photograph-like sample: shading, edges, texture, in 0.05..0.95. */
-static float
-scene (int64_t x, int64_t y, int k)
-{
-  const double s = 0.5 + 0.25 * sin (0.013 * x + 0.7 * k) * cos (0.009 * y) +
-                   (((x / 37) + (y / 23)) % 3 == 0 ? 0.15 : -0.1) + 0.05 * sin (0.9 * x * y);
-
-  return (float) (s < 0.05 ? 0.05 : s > 0.95 ? 0.95 : s);
-}
-
 typedef struct
 {
   int         mask;        /* width and height */
@@ -76,7 +66,7 @@ run_case (CcContext *ctx, const GpuCase *c, int iterations)
   CcStatus sg, sc;
 
   for (size_t i = 0; i < n; i++)
-    in[i] = scene ((int64_t) (i / c->channels) % c->width,
+    in[i] = check_scene ((int64_t) (i / c->channels) % c->width,
                    (int64_t) (i / c->channels) / c->width, (int) (i % c->channels));
   cc_deconvolve_params_init (&p);
   p.iterations = iterations;
@@ -126,8 +116,8 @@ run_u8 (CcContext *ctx)
 
   CHECK (cc_mask_resolve (&source, &mask, &values, why, sizeof why), "disc: %s", why);
   for (int64_t i = 0; i < w * h * 4; i++)
-    in[i] = (uint8_t) (i % 4 == 3 ? 255 - i % 7 : 255 * scene (i / 4 % w, i / 4 / w,
-                                                                 (int) (i % 4)));
+    in[i] = (uint8_t) (i % 4 == 3 ? 255 - i % 7
+                                  : 255 * check_scene (i / 4 % w, i / 4 / w, (int) (i % 4)));
   cc_deconvolve_params_init (&p);
   cc_options_init (&o);
   o.has_alpha = true;
@@ -171,7 +161,7 @@ run_white (CcContext *ctx)
   CcStatus st;
 
   for (int i = 0; i < 64 * 48; i++)
-    in[i] = scene (i % 64, i / 64, 0);
+    in[i] = check_scene (i % 64, i / 64, 0);
   cc_deconvolve_params_init (&p);
   cc_options_init (&o);
   o.border = CC_BORDER_WHITE;

@@ -17,17 +17,6 @@
 #include "check.h"
 #include "convolve.h"
 
-/* A photograph-like plane: smooth shading, edges and fine texture, in
- * 0.05..0.95. */
-static float
-scene (int64_t x, int64_t y, int k)
-{
-  const double s = 0.5 + 0.25 * sin (0.11 * x + 0.7 * k) * cos (0.07 * y) +
-                   (((x / 7) + (y / 5)) % 3 == 0 ? 0.15 : -0.1) + 0.05 * sin (1.3 * x * y);
-
-  return (float) (s < 0.05 ? 0.05 : s > 0.95 ? 0.95 : s);
-}
-
 /* The engine's convolution by its definition, in double: M correlated,
  * the border as cc_border_map says (white's constant 1, the others' 0). */
 static void
@@ -102,7 +91,7 @@ test_against_definition (CcContext *ctx)
   for (int i = 0; i < 15; i++)
     mask[i] = m[i] / 33.0;
   for (int64_t i = 0; i < w * h; i++)
-    sharp[i] = scene (i % w, i / w, 0);
+    sharp[i] = check_scene (i % w, i / w, 0);
   cc_deconvolve_params_init (&p);
   p.iterations = iterations;
   p.start = CC_DECONVOLVE_START_FLAT;
@@ -153,8 +142,8 @@ test_kept_channels (CcContext *ctx)
 
   CHECK (cc_mask_resolve (&shape, &mask, &values, why, sizeof why), "disc: %s", why);
   for (int64_t i = 0; i < w * h * 4; i++)
-    in[i] = (uint8_t) (i % 4 == 3 ? check_rand () : 255 * scene (i / 4 % w, i / 4 / w,
-                                                                    (int) (i % 4)));
+    in[i] = (uint8_t) (i % 4 == 3 ? check_rand ()
+                                  : 255 * check_scene (i / 4 % w, i / 4 / w, (int) (i % 4)));
   cc_options_init (&o);
   o.has_alpha = true;
   o.transfer = srgb;
@@ -244,7 +233,7 @@ test_refusals (CcContext *ctx)
 
   for (int64_t i = 0; i < w * h; i++)
     {
-      in[i] = scene (i % w, i / w, 0);
+      in[i] = check_scene (i % w, i / w, 0);
       out[i] = keep[i] = -7.0f;
     }
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
@@ -292,7 +281,7 @@ test_finite (CcContext *ctx)
   for (int pass = 0; pass < 2; pass++)
     {
       for (int64_t i = 0; i < w * h * 3; i++)
-        in[i] = pass == 0 ? 0.0f : scene (i / 3 % w, i / 3 / w, (int) (i % 3));
+        in[i] = pass == 0 ? 0.0f : check_scene (i / 3 % w, i / 3 / w, (int) (i % 3));
       if (pass == 1)
         {
           in[5] = NAN;
@@ -360,7 +349,7 @@ test_progress_cancel (CcContext *ctx)
 
   for (int64_t i = 0; i < w * h; i++)
     {
-      in[i] = scene (i % w, i / w, 0);
+      in[i] = check_scene (i % w, i / w, 0);
       out[i] = -1.0f;
     }
   cc_deconvolve_params_init (&p);
@@ -411,7 +400,7 @@ test_large_masks (CcContext *ctx)
   CcResult r;
 
   for (int64_t i = 0; i < w * h; i++)
-    sharp[i] = scene (i % w, i / w, 1);
+    sharp[i] = check_scene (i % w, i / w, 1);
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
     {
       const int mw = sizes[s].width, mh = sizes[s].height;
