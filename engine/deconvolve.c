@@ -167,7 +167,7 @@ restored_channels (const CcImage *src, const CcOptions *o)
 }
 
 /* Reads rows y0..y1 of the source's restored channels into d->f, as
- * floats; non-finite samples are 0 (cc_workers_run; d->io set). */
+ * floats; non-finite samples are 0 (cc_workers_run). */
 static void
 read_rows (int64_t y0, int64_t y1, void *data)
 {
@@ -264,8 +264,8 @@ step_cancel (void *data)
   return d->o->cancel (d->o->user_data);
 }
 
-/* out = mask (x) in, by the engine's own convolution on the CPU, with the
- * call's border; 'share' of the whole job. */
+/* out = mask (x) in, by the engine's own convolution, on the GPU's device
+ * planes or the CPU's, with the call's border; 'share' of the whole job. */
 static CcStatus
 convolve_planes (Deconv *d, const CcMask *mask, const float *in, float *out, double share,
                  CcResult *r)
@@ -528,6 +528,27 @@ wiener (Deconv *d, CcResult *r)
   return cc_wiener (&job, r);
 }
 
+/* What ran, where, and what the caller should know. */
+static void
+tell_result (const Deconv *d, const char *note, CcResult *r)
+{
+  r->method_used = d->on_gpu ? d->ran : CC_METHOD_CPU;
+  snprintf (r->device, sizeof r->device, "%s",
+            d->on_gpu ? cc_context_device_name (d->ctx) : cc_context_cpu_name (d->ctx));
+  if (d->p->algorithm == CC_DECONVOLVE_RICHARDSON_LUCY)
+    snprintf (r->kernel, sizeof r->kernel, "%s richardson-lucy, %d iterations%s%s%s",
+              d->on_gpu ? "gpu" : "cpu", d->p->iterations,
+              d->p->tv_weight > 0 ? ", total variation" : "", d->on_gpu ? " by " : "",
+              d->on_gpu ? cc_method_name (d->ran) : "");
+  else
+    snprintf (r->kernel, sizeof r->kernel, "cpu wiener");
+  if (d->non_finite)
+    snprintf (r->message, sizeof r->message, "%s%s%lld non-finite source samples taken as 0",
+              note, note[0] ? "; " : "", (long long) d->non_finite);
+  else
+    snprintf (r->message, sizeof r->message, "%s", note);
+}
+
 CcStatus
 cc_deconvolve (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcMask *mask,
                const CcOptions *o, const CcDeconvolveParams *p, CcResult *r)
@@ -602,21 +623,7 @@ cc_deconvolve (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcM
       status = cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "out of host memory for a row");
       goto out;
     }
-  r->method_used = d.on_gpu ? d.ran : CC_METHOD_CPU;
-  snprintf (r->device, sizeof r->device, "%s",
-            d.on_gpu ? cc_context_device_name (ctx) : cc_context_cpu_name (ctx));
-  if (p->algorithm == CC_DECONVOLVE_RICHARDSON_LUCY)
-    snprintf (r->kernel, sizeof r->kernel, "%s richardson-lucy, %d iterations%s%s%s",
-              d.on_gpu ? "gpu" : "cpu", p->iterations,
-              p->tv_weight > 0 ? ", total variation" : "", d.on_gpu ? " by " : "",
-              d.on_gpu ? cc_method_name (d.ran) : "");
-  else
-    snprintf (r->kernel, sizeof r->kernel, "cpu wiener");
-  if (d.non_finite)
-    snprintf (r->message, sizeof r->message, "%s%s%lld non-finite source samples taken as 0",
-              note, note[0] ? "; " : "", (long long) d.non_finite);
-  else
-    snprintf (r->message, sizeof r->message, "%s", note);
+  tell_result (&d, note, r);
   r->strips = 1;
   r->upload_ms = t_read - t0;
   r->kernel_ms = t_restored - t_read;
