@@ -316,9 +316,25 @@ split_halves (float x0, float x1, unsigned &hi, unsigned &lo)
 }
 #endif
 
-/* Output pixel x of output row y from its sums, still scaled: 'inv' is the
- * divisor's inverse with the scale undone (both powers of two apart, so
- * the same result as unscaling first). */
+/* A pixel finished by the plain formula from its sums, still scaled:
+ * 'inv' is the divisor's inverse with the scale undone (both powers of two
+ * apart, so the same result as unscaling first); cc_finish, the clamp as
+ * the FMA's saturation (a NaN to 0 as there). */
+template <int FINISH>
+__device__ __forceinline__ float4
+tensor_finish_plain (float4 s, float inv, float offset)
+{
+  const auto finish = [&] (float v)
+  {
+    v = fmaf (v, inv, offset);
+    return FINISH == FINISH_PLAIN_CLAMPED ? __saturatef (v) : v;
+  };
+
+  return make_float4 (finish (s.x), finish (s.y), finish (s.z), finish (s.w));
+}
+
+/* Output pixel x of output row y from its sums, still scaled ('inv' as
+ * for tensor_finish_plain). */
 template <int FINISH>
 __device__ __forceinline__ void
 tensor_store (const ConvArgs &a, float4 s, float inv, float unscale, int x, int y, float *out)
@@ -332,17 +348,7 @@ tensor_store (const ConvArgs &a, float4 s, float inv, float unscale, int x, int 
                                 (long long) (a.out_x + x) * 4, out);
     }
   else
-    {
-      /* cc_finish, the clamp as the FMA's saturation (a NaN to 0 as there). */
-      const auto finish = [&] (float v)
-      {
-        v = fmaf (v, inv, a.offset);
-        return FINISH == FINISH_PLAIN_CLAMPED ? __saturatef (v) : v;
-      };
-
-      *reinterpret_cast<float4 *> (out) =
-        make_float4 (finish (s.x), finish (s.y), finish (s.z), finish (s.w));
-    }
+    *reinterpret_cast<float4 *> (out) = tensor_finish_plain<FINISH> (s, inv, a.offset);
 }
 
 /* How a tensor kernel finishes job 'a''s pixels (plain_only, and output

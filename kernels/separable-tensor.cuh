@@ -449,13 +449,9 @@ conv_fused_tensor (const __grid_constant__ ConvArgs a, const __grid_constant__ F
               }
             else
               {
-                const auto finish = [&] (float f)
-                {
-                  f = fmaf (f, t.inv, a.offset);
-                  return FINISH == FINISH_PLAIN_CLAMPED ? __saturatef (f) : f;
-                };
+                const float4 f = tensor_finish_plain<FINISH> (v, t.inv, a.offset);
 
-                store4_if (inside, to, finish (v.x), finish (v.y), finish (v.z), finish (v.w));
+                store4_if (inside, to, f.x, f.y, f.z, f.w);
               }
           }
       }
