@@ -7,10 +7,29 @@
 #ifndef CC_CUDA_KERNELS_CUH
 #define CC_CUDA_KERNELS_CUH
 
+#include <type_traits>
+
 #include <cuda_runtime.h>
 
 #include "conv-args.cuh"
 #include "engine.h"
+
+/* launch (std::integral_constant<int, C> ()) for C = 'channels', 1 to 4:
+ * a launcher's choice among its kernels' instantiations for each channel
+ * count. */
+template <typename Launch>
+static inline cudaError_t
+by_channels (int channels, Launch launch)
+{
+  switch (channels)
+    {
+    case 1:  return launch (std::integral_constant<int, 1> ());
+    case 2:  return launch (std::integral_constant<int, 2> ());
+    case 3:  return launch (std::integral_constant<int, 3> ());
+    case 4:  return launch (std::integral_constant<int, 4> ());
+    default: return cudaErrorInvalidValue;
+    }
+}
 
 /* Launchers name the kernels they queue, where a method has several
  * (register's 3x3, tensor 9x9 and column kernels, separable's one pass and

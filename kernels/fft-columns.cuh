@@ -6,6 +6,25 @@
 #ifndef CC_FFT_COLUMNS_CUH
 #define CC_FFT_COLUMNS_CUH
 
+#include "fft-dft.cuh"
+
+/* The mask's spectrum a transform is multiplied by: |mask|'s (abs, where
+ * given) for each tile's last, the weight's; the mask's for the others. */
+__device__ __forceinline__ const float2 *
+tile_spectrum (const float2 *mask, const float2 *abs, int transform, int per_tile)
+{
+  return abs && transform % per_tile == per_tile - 1 ? abs : mask;
+}
+
+/* conj (x conj (m)) scale: the product with the mask's conjugate spectrum,
+ * conjugated for the inverse the column kernels take as a forward
+ * transform. */
+__device__ __forceinline__ float2
+product_for_inverse (float2 x, float2 m, float scale)
+{
+  return make_float2 ((x.x * m.x + x.y * m.y) * scale, (x.x * m.y - x.y * m.x) * scale);
+}
+
 /* ---- The transforms down the columns, with the product, in one kernel ----
  *
  * Where a tile's side down is 256, 512 or 1024, after the rows' transforms

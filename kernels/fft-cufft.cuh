@@ -7,6 +7,13 @@
 #ifndef CC_FFT_CUFFT_CUH
 #define CC_FFT_CUFFT_CUH
 
+#include <dlfcn.h>
+#include <stdio.h>
+
+#include <cufft.h>   /* types only: the library is loaded at run time */
+
+#include "gpu.cuh"
+
 typedef cufftResult (*PlanManyFn) (cufftHandle *, int, int *, int *, int, int, int *, int,
                                    int, cufftType, int);
 typedef cufftResult (*ExecR2CFn) (cufftHandle, cufftReal *, cufftComplex *);

@@ -6,6 +6,10 @@
 #ifndef CC_FFT_TILES_CUH
 #define CC_FFT_TILES_CUH
 
+#include <stdint.h>
+
+#include "gpu.cuh"
+
 /* Overlap-save: the output is cut into tiles of S x S' pixels; each is
  * computed from a T x T' transform of its input (S + mask - 1 = T), so no
  * circular wrap reaches a kept output.  Several tiles and channels go in one

@@ -21,7 +21,6 @@
  */
 #include "config.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +31,7 @@
 #include "fft-dft.cuh"
 #include "gpu.cuh"
 
+#include "fft-columns.cuh"
 #include "fft-cufft.cuh"
 #include "fft-tiles.cuh"
 
@@ -84,23 +84,6 @@ fft_pad (const __grid_constant__ ConvArgs a, float *planes, Shape s)
     }
 }
 
-/* The mask's spectrum a transform is multiplied by: |mask|'s (abs, where
- * given) for each tile's last, the weight's; the mask's for the others. */
-__device__ __forceinline__ const float2 *
-tile_spectrum (const float2 *mask, const float2 *abs, int transform, int per_tile)
-{
-  return abs && transform % per_tile == per_tile - 1 ? abs : mask;
-}
-
-/* conj (x conj (m)) scale: the product with the mask's conjugate spectrum,
- * conjugated for the inverse the column kernels take as a forward
- * transform. */
-__device__ __forceinline__ float2
-product_for_inverse (float2 x, float2 m, float scale)
-{
-  return make_float2 ((x.x * m.x + x.y * m.y) * scale, (x.x * m.y - x.y * m.x) * scale);
-}
-
 /* x *= conj (mask) * scale, for every transform's spectrum (a tile's last
  * with |mask|'s, where abs_mask is given): blocks across a spectrum and
  * down the transforms, so that many small transforms (a row each, for a
@@ -121,7 +104,6 @@ fft_multiply (float2 *spectra, const float2 *mask, const float2 *abs_mask, int p
       }
 }
 
-#include "fft-columns.cuh"
 
 /* ---- The rows: real to complex and back ----
  *

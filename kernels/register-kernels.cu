@@ -409,14 +409,10 @@ cc_register_launch (const ConvArgs &args, const DeviceFacts &d, cudaStream_t str
       case 4:  return launch_channels<4, true> (a, d, stream);
       default: return cudaErrorInvalidValue;
       }
-  switch (a.channels)
+  return by_channels (a.channels, [&] (auto c)
     {
-    case 1:  return launch_channels<1, false> (a, d, stream);
-    case 2:  return launch_channels<2, false> (a, d, stream);
-    case 3:  return launch_channels<3, false> (a, d, stream);
-    case 4:  return launch_channels<4, false> (a, d, stream);
-    default: return cudaErrorInvalidValue;
-    }
+      return launch_channels<decltype (c)::value, false> (a, d, stream);
+    });
 }
 
 static CcStatus

@@ -273,35 +273,20 @@ launch (CcMethod method, const ConvArgs &a, cudaStream_t stream)
 static cudaError_t
 launch_channels (CcMethod method, const ConvArgs &a, cudaStream_t stream)
 {
-  switch (a.channels)
+  return by_channels (a.channels, [&] (auto c)
     {
-    case 1:  return launch<1> (method, a, stream);
-    case 2:  return launch<2> (method, a, stream);
-    case 3:  return launch<3> (method, a, stream);
-    case 4:  return launch<4> (method, a, stream);
-    default: return cudaErrorInvalidValue;
-    }
-}
-
-template <int C>
-static cudaError_t
-launch_exact (const ConvArgs &a, const DeviceFacts &d, cudaStream_t stream)
-{
-  conv_exact<C><<<4 * d.sms, dim3 (16, 16), 0, stream>>> (a, a.nan);
-  return cudaGetLastError ();
+      return launch<decltype (c)::value> (method, a, stream);
+    });
 }
 
 cudaError_t
 cc_exact_launch (const ConvArgs &a, const DeviceFacts &d, cudaStream_t stream)
 {
-  switch (a.channels)
+  return by_channels (a.channels, [&] (auto c)
     {
-    case 1:  return launch_exact<1> (a, d, stream);
-    case 2:  return launch_exact<2> (a, d, stream);
-    case 3:  return launch_exact<3> (a, d, stream);
-    case 4:  return launch_exact<4> (a, d, stream);
-    default: return cudaErrorInvalidValue;
-    }
+      conv_exact<decltype (c)::value><<<4 * d.sms, dim3 (16, 16), 0, stream>>> (a, a.nan);
+      return cudaGetLastError ();
+    });
 }
 
 /* basic reads the mask from global memory, the others from __constant__. */
