@@ -45,15 +45,9 @@ typedef struct
   fftwf_complex     *filter;         /* ty x cx, with 1 / (tx ty) */
   float             *real;           /* the canvas */
   fftwf_complex     *spectrum;
+  int64_t           *columns;        /* the source column each canvas column
+                                        shows (cc_border_map: -1 the constant) */
 } Wiener;
-
-/* The source coordinate that canvas column (or row) i shows: -1 for the
- * border's constant. */
-static int64_t
-canvas_source (int64_t i, int64_t origin, int64_t n, CcBorder border)
-{
-  return cc_border_map (i - origin, n, border);
-}
 
 /* The filter, from the blur at the origin of a canvas of its own. */
 static void
@@ -95,7 +89,8 @@ make_filter (Wiener *w)
     }
 }
 
-/* Channel k on canvas 'real', the border's constant where the mode has one. */
+/* Channel k on canvas 'real', the border's constant where the mode has
+ * one. */
 static void
 fill_canvas (const Wiener *w, int k, float *real)
 {
@@ -104,16 +99,12 @@ fill_canvas (const Wiener *w, int k, float *real)
 
   for (int64_t y = 0; y < w->ty; y++)
     {
-      const int64_t sy = canvas_source (y, w->top, job->height, job->border);
+      const int64_t sy = cc_border_map (y - w->top, job->height, job->border);
       float *row = real + y * w->tx;
 
       for (int64_t x = 0; x < w->tx; x++)
-        {
-          const int64_t sx = canvas_source (x, w->left, job->width, job->border);
-
-          row[x] = sy < 0 || sx < 0 ? ghost
-                                    : job->observed[(sy * job->width + sx) * job->channels + k];
-        }
+        row[x] = sy < 0 || w->columns[x] < 0
+                 ? ghost : job->observed[(sy * job->width + w->columns[x]) * job->channels + k];
     }
 }
 
@@ -154,6 +145,7 @@ wiener_free (Wiener *w)
   fftwf_free (w->real);
   fftwf_free (w->spectrum);
   fftwf_free (w->filter);
+  free (w->columns);
 }
 
 CcStatus
@@ -180,7 +172,8 @@ cc_wiener (const CcWienerJob *job, CcResult *result)
   w.real = fftwf_alloc_real ((size_t) (w.tx * w.ty));
   w.spectrum = fftwf_alloc_complex ((size_t) (w.cx * w.ty));
   w.filter = fftwf_alloc_complex ((size_t) (w.cx * w.ty));
-  if (!w.real || !w.spectrum || !w.filter)
+  w.columns = malloc (sizeof (int64_t) * (size_t) w.tx);
+  if (!w.real || !w.spectrum || !w.filter || !w.columns)
     {
       wiener_free (&w);
       return cc_fail (result, CC_ERROR_OUT_OF_MEMORY,
@@ -199,6 +192,8 @@ cc_wiener (const CcWienerJob *job, CcResult *result)
       return cc_fail (result, CC_ERROR_OUT_OF_MEMORY, "FFTW could not plan a %lldx%lld transform",
                       (long long) w.tx, (long long) w.ty);
     }
+  for (int64_t x = 0; x < w.tx; x++)
+    w.columns[x] = cc_border_map (x - w.left, job->width, job->border);
   make_filter (&w);
   for (int k = 0; k <= job->channels; k++)
     {

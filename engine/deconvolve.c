@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "deconvolve.h"
 #include "deconvolve-steps.h"
 #include "samples.h"
@@ -92,7 +93,9 @@ typedef struct
   double                    done;       /* progress before the running step */
   double                    share;      /* the running step's part of the whole */
   int64_t                   non_finite; /* source samples taken as 0 */
-  const CcImage            *src, *dst;
+  const CcImage            *src;
+  CcJob                     store;      /* the output's row store: alpha and kept
+                                           channels copied */
   bool                      row_failed; /* a worker had no memory for its row */
 } Deconv;
 
@@ -205,13 +208,13 @@ read_rows (int64_t y0, int64_t y1, void *data)
 }
 
 /* Writes rows y0..y1 of the restored channels, clamped where the options
- * clamp, with alpha and the kept channels copied from the source exactly. */
+ * clamp, through the CPU path's row store: alpha and the kept channels
+ * copied from the source exactly (d->store's modes). */
 static void
 write_rows (int64_t y0, int64_t y1, void *data)
 {
   Deconv *d = data;
-  const CcImage *src = d->src, *dst = d->dst;
-  const int C = src->channels, K = d->K;
+  const int C = d->src->channels, K = d->K;
   float *row = malloc (sizeof (float) * (size_t) (d->w * C));
 
   if (!row)
@@ -221,29 +224,16 @@ write_rows (int64_t y0, int64_t y1, void *data)
     }
   for (int64_t y = y0; y < y1; y++)
     {
-      const char *in = (const char *) src->data + y * src->stride;
-      char *out = (char *) dst->data + y * dst->stride;
       const float *u = d->u + y * d->w * K;
 
       for (int64_t x = 0; x < d->w; x++)
         for (int c = 0; c < C; c++)
           {
-            float v = c < K ? u[x * K + c] : 0.0f;
+            const float v = c < K && isfinite (u[x * K + c]) ? u[x * K + c] : 0.0f;
 
-            if (!isfinite (v))
-              v = 0.0f;
-            if (d->o->clamp)
-              v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
-            row[x * C + c] = v;
+            row[x * C + c] = d->o->clamp ? cc_clamp01f (v) : v;
           }
-      if (d->o->transfer)
-        cc_samples_encode (row, d->w * C, C, K, d->o->transfer, out);
-      else
-        cc_samples_from_float (row, d->w * C, dst->type, out);
-      for (int c = 0; c < C; c++)
-        if (c >= K || (c < 3 && d->o->keep_colour[c]))
-          for (int64_t x = 0; x < d->w; x++)
-            cc_sample_set (out, dst->type, x * C + c, cc_sample_get (in, src->type, x * C + c));
+      cc_cpu_store_row (&d->store, 0, y, d->w, row);
     }
   free (row);
 }
@@ -558,6 +548,7 @@ cc_deconvolve (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcM
   Deconv d = { 0 };
   double *values = NULL;
   char note[sizeof r->message] = "";
+  CcOptions store_options;
   size_t bytes;
   CcStatus status;
 
@@ -590,7 +581,9 @@ cc_deconvolve (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcM
   d.o = o;
   d.p = p;
   d.src = src;
-  d.dst = dst;
+  store_options = *o;
+  store_options.affect_alpha = false;
+  cc_job_init (&d.store, src, 0, 0, dst, mask, &store_options);
   d.workers = cc_workers_new (ctx->threads - 1);
   d.w = src->width;
   d.h = src->height;
