@@ -34,7 +34,7 @@ bench_deconvolve (CcContext *ctx, int size)
   CcOptions o;
   CcResult r;
   CcMask mask;
-  double *values, job[JOBS], call[CALLS];
+  double *values, job[JOBS], read[JOBS], restore[JOBS], write[JOBS], call[CALLS];
   void *planes[2];
   char why[256];
 
@@ -59,6 +59,9 @@ bench_deconvolve (CcContext *ctx, int size)
           exit (1);
         }
       job[j] = bench_now_ms () - t0;
+      read[j] = r.upload_ms;
+      restore[j] = r.kernel_ms;
+      write[j] = r.download_ms;
     }
   printf ("\nRichardson-Lucy, %dx%d RGBA 8-bit sRGB, %d iterations, disc of radius 10 "
           "(%dx%d): %s\n", size, size, p.iterations, mask.width, mask.height, r.kernel);
@@ -97,8 +100,9 @@ bench_deconvolve (CcContext *ctx, int size)
   {
     const double whole = bench_median (job, JOBS), one = bench_median (call, CALLS);
 
-    printf ("| the job | %.1f ms |\n| its %d convolutions alone (%s, %.2f ms each) | %.1f ms |\n"
-            "| the job over its convolutions | %.2fx |\n", whole, 2 * p.iterations,
+    printf ("| the job | %.1f ms |\n| its reading, restoring, writing | %.1f, %.1f, %.1f ms |\n| its %d convolutions alone (%s, %.2f ms each) | %.1f ms |\n"
+            "| the job over its convolutions | %.2fx |\n", whole, bench_median (read, JOBS),
+            bench_median (restore, JOBS), bench_median (write, JOBS), 2 * p.iterations,
             cc_method_name (r.method_used), one, 2 * p.iterations * one,
             whole / (2 * p.iterations * one));
   }

@@ -467,19 +467,21 @@ typedef struct
   double                noise;        /* Wiener: the balance, finite and >= 0 */
 } CcDeconvolveParams;
 
-/* Defaults: Richardson–Lucy, 30 iterations, from the image, no total
+/* Defaults: Richardson–Lucy, 30 iterations, from a flat estimate, no total
  * variation; Wiener's noise 0.01. */
 void         cc_deconvolve_params_init (CcDeconvolveParams *params);
 /* Restores 'src' into 'dst', both in host memory and of one size (the
  * whole image: every output pixel depends on every input pixel).  The
  * method is the convolutions': Richardson–Lucy runs on the GPU for 'auto'
- * where one is usable (its planes up once, every iteration there: four
- * planes of the image's colour as floats must fit, and the border is not
- * white), and for a GPU method asked for; on the CPU for cpu, and for
- * 'auto' otherwise, saying why in the message.  Wiener runs on the CPU
- * (auto or cpu).  The result's upload_ms is the source's reading into
- * float planes, kernel_ms the restoring (on the GPU its planes' way there
- * and back included), download_ms the writing of 'dst'. */
+ * where one is usable, and for a GPU method asked for: the source goes up
+ * once in its own samples, every iteration runs there on planes of floats
+ * (four of the colour channels, or, where those do not fit, four of one
+ * channel, the channels in turn), and the result comes down once; the
+ * border must not be white, and 'dst' must be of the source's sample type.
+ * It runs on the CPU for cpu, and for 'auto' otherwise, saying why in the
+ * message.  Wiener runs on the CPU (auto or cpu).  The result's upload_ms
+ * is the source's reading (on the GPU, its way there), kernel_ms the
+ * restoring, download_ms the writing of 'dst' (on the GPU, its way back). */
 CcStatus     cc_deconvolve           (CcContext                *ctx,
                                       const CcImage            *src,
                                       const CcImage            *dst,

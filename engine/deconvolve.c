@@ -80,20 +80,25 @@ typedef struct
   const CcDeconvolveParams *p;
   int64_t                   w, h;
   int                       K;          /* channels restored */
+  int                       planes;     /* channels a plane holds: K, or on the GPU
+                                           where K's do not fit, 1 */
   float                    *f;          /* the blurred image, K a pixel */
   float                    *u;          /* the estimate */
   float                    *t, *g;      /* the steps' planes */
   bool                      gpu;        /* the planes below are on the device */
   CcMethod                  method;     /* the GPU's convolutions' */
+  CcGpuSource              *source;     /* the source on the device */
   float                    *dev[4];     /* f, u, t, g on the device */
-  bool                      on_gpu;     /* the job ran there */
+  bool                      on_gpu;     /* the job ran there, and wrote dst */
+  double                    t_read;     /* when the source was read */
+  double                    t_restored; /* when the restoring was done */
   CcMethod                  ran;        /* what the last convolution took */
   CcMask                    blur;       /* scaled to sum 1 */
   CcMask                    turned;     /* the same turned half a turn: the adjoint */
   double                    done;       /* progress before the running step */
   double                    share;      /* the running step's part of the whole */
   int64_t                   non_finite; /* source samples taken as 0 */
-  const CcImage            *src;
+  const CcImage            *src, *dst;
   CcJob                     store;      /* the output's row store: alpha and kept
                                            channels copied */
   bool                      row_failed; /* a worker had no memory for its row */
@@ -260,9 +265,9 @@ static CcStatus
 convolve_planes (Deconv *d, const CcMask *mask, const float *in, float *out, double share,
                  CcResult *r)
 {
-  const int64_t stride = d->w * d->K * (int64_t) sizeof (float);
-  const CcImage src = { (void *) in, CC_TYPE_FLOAT, d->K, d->w, d->h, stride, d->gpu };
-  const CcImage dst = { out, CC_TYPE_FLOAT, d->K, d->w, d->h, stride, d->gpu };
+  const int64_t stride = d->w * d->planes * (int64_t) sizeof (float);
+  const CcImage src = { (void *) in, CC_TYPE_FLOAT, d->planes, d->w, d->h, stride, d->gpu };
+  const CcImage dst = { out, CC_TYPE_FLOAT, d->planes, d->w, d->h, stride, d->gpu };
   CcOptions o;
   CcStatus status;
 
@@ -357,7 +362,7 @@ static CcStatus
 rl_divide (Deconv *d, CcResult *r)
 {
   if (d->gpu)
-    return cc_gpu_rl_divide (d->ctx->gpu, d->dev[2], d->dev[0], d->w * d->h * d->K,
+    return cc_gpu_rl_divide (d->ctx->gpu, d->dev[2], d->dev[0], d->w * d->h * d->planes,
                              r->message, sizeof r->message);
   cc_workers_run (d->workers, d->h, ROWS_GRAIN, divide_rows, d);
   return CC_OK;
@@ -367,8 +372,9 @@ static CcStatus
 rl_update (Deconv *d, CcResult *r)
 {
   if (d->gpu)
-    return cc_gpu_rl_update (d->ctx->gpu, d->dev[1], d->dev[3], d->dev[2], d->w, d->h, d->K,
-                             (float) d->p->tv_weight, r->message, sizeof r->message);
+    return cc_gpu_rl_update (d->ctx->gpu, d->dev[1], d->dev[3], d->dev[2], d->w, d->h,
+                             d->planes, (float) d->p->tv_weight, r->message,
+                             sizeof r->message);
   if (d->p->tv_weight > 0)
     {
       cc_workers_run (d->workers, d->h, ROWS_GRAIN, tv_rows, d);
@@ -379,15 +385,17 @@ rl_update (Deconv *d, CcResult *r)
   return CC_OK;
 }
 
+/* The iterations on the planes, for one group of channels of the job's
+ * (progress runs on from d->done). */
 static CcStatus
 rl_iterate (Deconv *d, CcResult *r)
 {
-  const double share = 1.0 / (2.0 * d->p->iterations);
+  const int groups = (d->K + d->planes - 1) / d->planes;
+  const double share = 1.0 / (2.0 * d->p->iterations * groups);
   float *const u = d->gpu ? d->dev[1] : d->u, *const t = d->gpu ? d->dev[2] : d->t;
   float *const g = d->gpu ? d->dev[3] : d->g;
   CcStatus status;
 
-  d->done = 0;
   for (int k = 0; k < d->p->iterations; k++)
     if ((status = convolve_planes (d, &d->blur, u, t, share, r)) != CC_OK ||
         (status = rl_divide (d, r)) != CC_OK ||
@@ -409,14 +417,24 @@ gpu_planes_free (Deconv *d)
   d->gpu = false;
 }
 
-/* Richardson–Lucy on the GPU: the image up once, every iteration there,
- * the estimate down once. */
+/* The four planes on the device, of d->planes channels each; within three
+ * quarters of a device budget, if one is set, with the source, so that the
+ * convolutions keep room for their own. */
 static CcStatus
-rl_gpu (Deconv *d, CcResult *r)
+gpu_planes (Deconv *d, CcResult *r)
 {
-  const size_t bytes = sizeof (float) * (size_t) (d->w * d->h * d->K);
+  const size_t bytes = sizeof (float) * (size_t) (d->w * d->h * d->planes);
+  const size_t source = (size_t) (d->w * d->h * d->src->channels) *
+                        cc_type_size (d->src->type);
   CcStatus status = CC_OK;
+  uint64_t budget;
 
+  pthread_mutex_lock (&d->ctx->lock);
+  budget = d->ctx->budget;
+  pthread_mutex_unlock (&d->ctx->lock);
+  if (budget && source + 4 * bytes > budget / 4 * 3)
+    return cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "the deconvolution's source and four planes "
+                    "(%zu MB each) take more than 3/4 of the device budget", bytes >> 20);
   for (int i = 0; i < 4 && status == CC_OK; i++)
     status = cc_device_alloc (d->ctx, bytes, (void **) &d->dev[i]);
   if (status != CC_OK)
@@ -426,16 +444,45 @@ rl_gpu (Deconv *d, CcResult *r)
                       "(%zu MB each)", bytes >> 20);
     }
   d->gpu = true;
-  if ((status = cc_device_copy (d->ctx, d->dev[0], d->f, bytes, true)) != CC_OK)
-    cc_fail (r, status, "copying the image to the GPU failed");
-  else if ((status = cc_gpu_rl_start (d->ctx->gpu, d->dev[0], d->dev[1], d->w * d->h * d->K,
-                                      d->p->start == CC_DECONVOLVE_START_FLAT, r->message,
-                                      sizeof r->message)) == CC_OK &&
-           (status = rl_iterate (d, r)) == CC_OK &&
-           (status = cc_device_copy (d->ctx, d->u, d->dev[1], bytes, false)) != CC_OK)
-    cc_fail (r, status, "copying the result from the GPU failed");
+  return CC_OK;
+}
+
+/* Richardson–Lucy on the GPU: the source up once in its own samples, its
+ * colour channels restored together where their planes fit, else one at a
+ * time, each read, iterated and written back there, and the result down
+ * once. */
+static CcStatus
+rl_gpu (Deconv *d, CcResult *r)
+{
+  const bool flat = d->p->start == CC_DECONVOLVE_START_FLAT;
+  CcStatus status;
+
+  if ((status = cc_gpu_source_up (d->ctx->gpu, d->src, d->o->transfer, d->K, &d->source,
+                                  r->message, sizeof r->message)) != CC_OK)
+    return status;
+  d->planes = d->K;
+  status = gpu_planes (d, r);
+  if (status == CC_ERROR_OUT_OF_MEMORY && d->K > 1)
+    {
+      d->planes = 1;
+      status = gpu_planes (d, r);
+    }
+  d->t_read = cc_now_ms ();
+  d->done = 0;
+  for (int k0 = 0; k0 < d->K && status == CC_OK; k0 += d->planes)
+    if ((status = cc_gpu_rl_read (d->source, k0, d->planes, d->dev[0], d->dev[1], flat,
+                                  r->message, sizeof r->message)) == CC_OK &&
+        (status = rl_iterate (d, r)) == CC_OK)
+      status = cc_gpu_rl_write (d->source, d->dev[1], k0, d->planes, d->store.mode,
+                                d->o->clamp, r->message, sizeof r->message);
+  d->t_restored = cc_now_ms ();
+  if (status == CC_OK)
+    status = cc_gpu_source_down (d->source, d->dst, &d->non_finite, r->message,
+                                 sizeof r->message);
   d->on_gpu = status == CC_OK;
   gpu_planes_free (d);
+  cc_gpu_source_free (d->source);
+  d->source = NULL;
   return status;
 }
 
@@ -455,6 +502,11 @@ gpu_method (Deconv *d, char *why, size_t size)
       snprintf (why, size, "the GPU takes no white border");
       return CC_ERROR_UNSUPPORTED;
     }
+  if (d->dst->type != d->src->type)
+    {
+      snprintf (why, size, "the GPU writes the source's own sample type");
+      return CC_ERROR_UNSUPPORTED;
+    }
   d->method = d->o->method == CC_METHOD_AUTO
               ? cc_method_resolve (d->ctx, CC_METHOD_AUTO, &d->blur, d->K, false)
               : d->o->method;
@@ -463,6 +515,25 @@ gpu_method (Deconv *d, char *why, size_t size)
       snprintf (why, size, "no GPU method takes a %dx%d mask", d->blur.width, d->blur.height);
       return CC_ERROR_UNSUPPORTED;
     }
+  return CC_OK;
+}
+
+/* The source's restored channels as host planes of floats (d->f), and the
+ * estimate's (d->u), for the paths on the CPU. */
+static CcStatus
+host_planes (Deconv *d, CcResult *r)
+{
+  const size_t bytes = sizeof (float) * (size_t) (d->w * d->h * d->K);
+
+  d->planes = d->K;
+  if (!(d->f = malloc (bytes)) || !(d->u = malloc (bytes)) || cc_fault ("cpu"))
+    return cc_fail (r, CC_ERROR_OUT_OF_MEMORY,
+                    "out of host memory for the deconvolution's planes (%zu MB each)",
+                    bytes >> 20);
+  cc_workers_run (d->workers, d->h, ROWS_GRAIN, read_rows, d);
+  if (d->row_failed)
+    return cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "out of host memory for a row");
+  d->t_read = cc_now_ms ();
   return CC_OK;
 }
 
@@ -491,11 +562,14 @@ richardson_lucy (Deconv *d, CcResult *r, char *note, size_t size)
       else
         snprintf (note, size, "no GPU used: %.400s", why);
     }
+  if ((status = host_planes (d, r)) != CC_OK)
+    return status;
   if (!(d->t = malloc (sizeof (float) * (size_t) (d->w * d->h * d->K))) ||
       !(d->g = malloc (sizeof (float) * (size_t) (d->w * d->h * d->K))))
     return cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "out of host memory for the deconvolution's "
                     "planes");
   rl_start (d);
+  d->done = 0;
   return rl_iterate (d, r);
 }
 
@@ -512,10 +586,11 @@ wiener_tick (double fraction, void *data)
 static CcStatus
 wiener (Deconv *d, CcResult *r)
 {
+  CcStatus status = host_planes (d, r);
   const CcWienerJob job = { d->w, d->h, d->K, d->f, d->u, &d->blur, d->o->border,
                             d->p->noise, wiener_tick, d };
 
-  return cc_wiener (&job, r);
+  return status == CC_OK ? cc_wiener (&job, r) : status;
 }
 
 /* What ran, where, and what the caller should know. */
@@ -526,10 +601,11 @@ tell_result (const Deconv *d, const char *note, CcResult *r)
   snprintf (r->device, sizeof r->device, "%s",
             d->on_gpu ? cc_context_device_name (d->ctx) : cc_context_cpu_name (d->ctx));
   if (d->p->algorithm == CC_DECONVOLVE_RICHARDSON_LUCY)
-    snprintf (r->kernel, sizeof r->kernel, "%s richardson-lucy, %d iterations%s%s%s",
+    snprintf (r->kernel, sizeof r->kernel, "%s richardson-lucy, %d iterations%s%s%s%s",
               d->on_gpu ? "gpu" : "cpu", d->p->iterations,
-              d->p->tv_weight > 0 ? ", total variation" : "", d->on_gpu ? " by " : "",
-              d->on_gpu ? cc_method_name (d->ran) : "");
+              d->p->tv_weight > 0 ? ", total variation" : "",
+              d->on_gpu && d->planes < d->K ? ", a channel at a time" : "",
+              d->on_gpu ? " by " : "", d->on_gpu ? cc_method_name (d->ran) : "");
   else
     snprintf (r->kernel, sizeof r->kernel, "cpu wiener");
   if (d->non_finite)
@@ -544,12 +620,10 @@ cc_deconvolve (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcM
                const CcOptions *o, const CcDeconvolveParams *p, CcResult *r)
 {
   const double t0 = cc_now_ms ();
-  double t_read = t0, t_restored = t0;
   Deconv d = { 0 };
   double *values = NULL;
   char note[sizeof r->message] = "";
   CcOptions store_options;
-  size_t bytes;
   CcStatus status;
 
   memset (r, 0, sizeof *r);
@@ -588,39 +662,26 @@ cc_deconvolve (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcM
   d.w = src->width;
   d.h = src->height;
   d.K = restored_channels (src, o);
-  bytes = sizeof (float) * (size_t) (d.w * d.h * d.K);
-  d.f = malloc (bytes);
-  d.u = malloc (bytes);
-  if (!d.f || !d.u || cc_fault ("cpu"))
-    {
-      status = cc_fail (r, CC_ERROR_OUT_OF_MEMORY,
-                        "out of host memory for the deconvolution's planes (%zu MB each)",
-                        bytes >> 20);
-      goto out;
-    }
-  cc_workers_run (d.workers, d.h, ROWS_GRAIN, read_rows, &d);
-  if (d.row_failed)
-    {
-      status = cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "out of host memory for a row");
-      goto out;
-    }
-  t_read = cc_now_ms ();
+  d.dst = dst;
   status = p->algorithm == CC_DECONVOLVE_RICHARDSON_LUCY
            ? richardson_lucy (&d, r, note, sizeof note) : wiener (&d, r);
   if (status != CC_OK)
     goto out;
-  t_restored = cc_now_ms ();
-  cc_workers_run (d.workers, d.h, ROWS_GRAIN, write_rows, &d);
-  if (d.row_failed)
+  if (!d.on_gpu)
     {
-      status = cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "out of host memory for a row");
-      goto out;
+      d.t_restored = cc_now_ms ();
+      cc_workers_run (d.workers, d.h, ROWS_GRAIN, write_rows, &d);
+      if (d.row_failed)
+        {
+          status = cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "out of host memory for a row");
+          goto out;
+        }
     }
   tell_result (&d, note, r);
   r->strips = 1;
-  r->upload_ms = t_read - t0;
-  r->kernel_ms = t_restored - t_read;
-  r->download_ms = cc_now_ms () - t_restored;
+  r->upload_ms = d.t_read - t0;
+  r->kernel_ms = d.t_restored - d.t_read;
+  r->download_ms = cc_now_ms () - d.t_restored;
 
 out:
   cc_workers_free (d.workers);

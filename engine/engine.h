@@ -179,12 +179,29 @@ CcStatus       cc_gpu_alloc      (struct _CcGpu *gpu, size_t bytes, void **ptr,
 void           cc_gpu_release    (struct _CcGpu *gpu, void *ptr);
 CcStatus       cc_gpu_copy       (struct _CcGpu *gpu, void *dst, const void *src,
                                   size_t bytes, char *message, size_t size);
-/* Richardson–Lucy's point-wise steps on device planes (kernels/deconvolve.cu),
- * queued on the legacy default stream: the start (f's negatives as 0, u
- * flat or f); t = f / (t + epsilon); and u = u g, or with a
- * total-variation weight u g / (its denominator, made in t). */
-CcStatus       cc_gpu_rl_start   (struct _CcGpu *gpu, float *f, float *u, int64_t n, bool flat,
+/* Richardson–Lucy on the GPU (kernels/deconvolve.cu), queued on the legacy
+ * default stream.  The source goes up once in its own samples, with its
+ * transfer's tables (NULL: none) for its first 'colour' channels; reading
+ * takes its channels k0 .. k0 + K - 1 into f (non-finite samples, counted,
+ * and negative light as 0) and starts u (flat: 0.5, else f); writing puts
+ * u back into those channels of the source's samples (clamped where asked;
+ * a channel whose mode is CC_MODE_COPY left as it came), and the source
+ * goes down into 'dst' (of its type, channels and size), with the count of
+ * non-finite samples read. */
+typedef struct _CcGpuSource CcGpuSource;
+CcStatus       cc_gpu_source_up  (struct _CcGpu *gpu, const CcImage *src, const CcTransfer *t,
+                                  int colour, CcGpuSource **out, char *message, size_t size);
+CcStatus       cc_gpu_rl_read    (CcGpuSource *s, int k0, int K, float *f, float *u, bool flat,
                                   char *message, size_t size);
+CcStatus       cc_gpu_rl_write   (CcGpuSource *s, const float *u, int k0, int K,
+                                  const unsigned char *mode, bool clamp, char *message,
+                                  size_t size);
+CcStatus       cc_gpu_source_down (CcGpuSource *s, const CcImage *dst, int64_t *non_finite,
+                                   char *message, size_t size);
+void           cc_gpu_source_free (CcGpuSource *s);
+/* The point-wise steps on device planes of K channels: t = f / (t +
+ * epsilon); and u = u g, or with a total-variation weight u g / (its
+ * denominator, made in t). */
 CcStatus       cc_gpu_rl_divide  (struct _CcGpu *gpu, float *t, const float *f, int64_t n,
                                   char *message, size_t size);
 CcStatus       cc_gpu_rl_update  (struct _CcGpu *gpu, float *u, const float *g, float *t,

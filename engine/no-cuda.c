@@ -99,11 +99,42 @@ cc_gpu_copy (struct _CcGpu *gpu, void *dst, const void *src, size_t bytes,
 }
 
 CcStatus
-cc_gpu_rl_start (struct _CcGpu *gpu, float *f, float *u, int64_t n, bool flat, char *message,
-                 size_t size)
+cc_gpu_source_up (struct _CcGpu *gpu, const CcImage *src, const CcTransfer *t, int colour,
+                  CcGpuSource **out, char *message, size_t size)
 {
-  (void) f; (void) u; (void) n; (void) flat;
+  (void) src; (void) t; (void) colour;
+  *out = NULL;
   return cc_gpu_status (gpu, message, size);
+}
+
+CcStatus
+cc_gpu_rl_read (CcGpuSource *s, int k0, int K, float *f, float *u, bool flat, char *message,
+                size_t size)
+{
+  (void) s; (void) k0; (void) K; (void) f; (void) u; (void) flat;
+  return cc_gpu_status (NULL, message, size);
+}
+
+CcStatus
+cc_gpu_rl_write (CcGpuSource *s, const float *u, int k0, int K, const unsigned char *mode,
+                 bool clamp, char *message, size_t size)
+{
+  (void) s; (void) u; (void) k0; (void) K; (void) mode; (void) clamp;
+  return cc_gpu_status (NULL, message, size);
+}
+
+CcStatus
+cc_gpu_source_down (CcGpuSource *s, const CcImage *dst, int64_t *non_finite, char *message,
+                    size_t size)
+{
+  (void) s; (void) dst; (void) non_finite;
+  return cc_gpu_status (NULL, message, size);
+}
+
+void
+cc_gpu_source_free (CcGpuSource *s)
+{
+  (void) s;
 }
 
 CcStatus

@@ -7,23 +7,7 @@
  */
 #include "config.h"
 
-#include "cuda-kernels.cuh"
-
-struct Half { uint16_t bits; };
-
-__device__ __forceinline__ float to_f (uint8_t v)  { return v * (1.0f / 255.0f); }
-__device__ __forceinline__ float to_f (uint16_t v) { return v * (1.0f / 65535.0f); }
-__device__ __forceinline__ float to_f (uint32_t v) { return (float) (v / 4294967295.0); }
-__device__ __forceinline__ float to_f (Half v)     { return cc_half_to_float (v.bits); }
-__device__ __forceinline__ float to_f (float v)    { return v; }
-__device__ __forceinline__ float to_f (double v)   { return (float) v; }
-
-__device__ __forceinline__ void from_f (float v, uint8_t *o)  { *o = cc_float_to_u8 (v); }
-__device__ __forceinline__ void from_f (float v, uint16_t *o) { *o = cc_float_to_u16 (v); }
-__device__ __forceinline__ void from_f (float v, uint32_t *o) { *o = cc_double_to_u32 (v); }
-__device__ __forceinline__ void from_f (float v, Half *o)     { o->bits = cc_float_to_half (v); }
-__device__ __forceinline__ void from_f (float v, float *o)    { *o = v; }
-__device__ __forceinline__ void from_f (float v, double *o)   { *o = v; }
+#include "samples.cuh"
 
 template <typename T>
 __global__ void
@@ -154,7 +138,7 @@ to_linear (const T *in, long long in_pitch, float *out, long long out_pitch,
     {
       const T v = in[r * in_pitch + i];
 
-      out[r * out_pitch + i] = k < 0 ? to_f (v) : t.to_linear[k * t.codes + v];
+      out[r * out_pitch + i] = k < 0 ? to_f (v) : code_to_linear (t, k, v);
     }
 }
 
@@ -178,15 +162,8 @@ from_linear (const float *in, long long in_pitch, T *out, long long out_pitch,
       out[r * out_pitch + i] = copy[r * copy_pitch + i];
     else if (k < 0)
       from_f (in[r * in_pitch + i], out + r * out_pitch + i);
-    else if (t.single)
-      out[r * out_pitch + i] = (T) cc_transfer_code_single (in[r * in_pitch + i],
-                                                            t.steps + k * (t.buckets + 2),
-                                                            t.buckets);
     else
-      out[r * out_pitch + i] = (T) cc_transfer_code (in[r * in_pitch + i],
-                                                     t.midpoints + k * t.codes,
-                                                     t.steps + k * (t.buckets + 2),
-                                                     t.buckets);
+      out[r * out_pitch + i] = linear_to_code<T> (t, k, in[r * in_pitch + i]);
 }
 
 cudaError_t

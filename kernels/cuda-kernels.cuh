@@ -102,6 +102,10 @@ struct DevTransfer
   int             curves;
   int             colour;
 };
+/* A transfer's tables as the conversions take them, from a device copy of
+ * its block (t->steps, t->bytes long: each table sits at the same offset
+ * from its start as on the host). */
+DevTransfer cc_dev_transfer        (const char *block, const CcTransfer *t, int colour);
 cudaError_t cc_convert_to_linear   (CcType type, const void *in, long long in_pitch,
                                     float *out, long long out_pitch,
                                     long long count, int rows, int channels,

@@ -1,32 +1,142 @@
-/* Richardson–Lucy's point-wise steps on device planes, between the
- * convolutions the engine runs by its GPU methods (engine/deconvolve.c).
- * They queue on the legacy default stream, after which cc_convolve reads
- * device images, so no iteration waits on the host.
+/* Richardson–Lucy on the GPU around the convolutions the engine runs by
+ * its GPU methods (engine/deconvolve.c): the source goes up once in its own
+ * samples and is read into float planes here (linear light through its
+ * transfer's tables), the point-wise steps run between the convolutions,
+ * and the estimate is written back into the source's samples, which go
+ * down once; so the host converts nothing and no plane of floats crosses
+ * the bus.  Everything queues on the legacy default stream, after which
+ * cc_convolve reads device images, so no iteration waits on the host.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "deconvolve-steps.h"
 #include "gpu.cuh"
+#include "samples.cuh"
 
 #define THREADS 256
 
-/* The start: the image's negative light as 0; the estimate flat (0.5) or
- * the image. */
-__global__ void
-rl_begin (float *f, float *u, long long n, bool flat)
+/* The source on the device, in its own samples (rows packed), with its
+ * transfer's tables: the restored channels are read from it into planes,
+ * and written back into it, where alpha and the kept channels stay as they
+ * came. */
+struct _CcGpuSource
 {
-  for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < n;
-       i += (long long) gridDim.x * blockDim.x)
-    {
-      const float v = f[i] > 0.0f ? f[i] : 0.0f;
+  struct _CcGpu      *gpu;
+  CcType              type;
+  int                 channels;
+  int64_t             width, height;
+  void               *samples;
+  char               *tables;       /* the transfer's block, or NULL */
+  DevTransfer         transfer;
+  unsigned long long *non_finite;   /* samples read as 0 */
+};
 
-      f[i] = v;
-      u[i] = flat ? 0.5f : v;
-    }
+/* A restored channel's sample in linear light: through the tables for 8-
+ * and 16-bit codes where there are any, else as a float. */
+template <typename T>
+__device__ __forceinline__ float
+sample_in (const DevTransfer &t, bool tables, int c, T v)
+{
+  return to_f (v);
+}
+
+template <>
+__device__ __forceinline__ float
+sample_in<uint8_t> (const DevTransfer &t, bool tables, int c, uint8_t v)
+{
+  return tables ? code_to_linear (t, t.curves == 1 ? 0 : c, v) : to_f (v);
+}
+
+template <>
+__device__ __forceinline__ float
+sample_in<uint16_t> (const DevTransfer &t, bool tables, int c, uint16_t v)
+{
+  return tables ? code_to_linear (t, t.curves == 1 ? 0 : c, v) : to_f (v);
+}
+
+template <typename T>
+__device__ __forceinline__ void
+sample_out (const DevTransfer &t, bool tables, int c, float v, T *o)
+{
+  from_f (v, o);
+}
+
+template <>
+__device__ __forceinline__ void
+sample_out<uint8_t> (const DevTransfer &t, bool tables, int c, float v, uint8_t *o)
+{
+  if (tables)
+    *o = linear_to_code<uint8_t> (t, t.curves == 1 ? 0 : c, v);
+  else
+    from_f (v, o);
+}
+
+template <>
+__device__ __forceinline__ void
+sample_out<uint16_t> (const DevTransfer &t, bool tables, int c, float v, uint16_t *o)
+{
+  if (tables)
+    *o = linear_to_code<uint16_t> (t, t.curves == 1 ? 0 : c, v);
+  else
+    from_f (v, o);
+}
+
+/* The start, channels k0 .. k0 + K - 1 of the source into f: non-finite
+ * samples (counted) and negative light as 0; the estimate u flat (0.5) or
+ * the image.  A thread a column. */
+template <typename T>
+__global__ void
+rl_read (const T *in, int C, long long w, long long h, DevTransfer t, bool tables, int k0,
+         int K, float *f, float *u, bool flat, unsigned long long *non_finite)
+{
+  const long long x = blockIdx.x * (long long) blockDim.x + threadIdx.x;
+  unsigned long long odd = 0;
+
+  if (x >= w)
+    return;
+  for (long long y = blockIdx.y; y < h; y += gridDim.y)
+    for (int k = 0; k < K; k++)
+      {
+        const float v = sample_in<T> (t, tables, k0 + k, in[(y * w + x) * C + k0 + k]);
+        const float s = isfinite (v) && v > 0.0f ? v : 0.0f;
+        const long long i = (y * w + x) * K + k;
+
+        odd += !isfinite (v);
+        f[i] = s;
+        u[i] = flat ? 0.5f : s;
+      }
+  if (odd)
+    atomicAdd (non_finite, odd);
+}
+
+/* The estimate of channels k0 .. k0 + K - 1 back into the source's
+ * samples: non-finite as 0, clamped where asked, channels whose mode is
+ * copy left as they are. */
+template <typename T>
+__global__ void
+rl_write (const float *u, int k0, int K, T *out, int C, long long w, long long h,
+          DevTransfer t, bool tables, uchar4 mode, bool clamp)
+{
+  const long long x = blockIdx.x * (long long) blockDim.x + threadIdx.x;
+  const unsigned char m[4] = { mode.x, mode.y, mode.z, mode.w };
+
+  if (x >= w)
+    return;
+  for (long long y = blockIdx.y; y < h; y += gridDim.y)
+    for (int k = 0; k < K; k++)
+      if (m[k0 + k] != CC_MODE_COPY)
+        {
+          const float v = u[(y * w + x) * K + k];
+          const float s = isfinite (v) ? v : 0.0f;
+
+          sample_out<T> (t, tables, k0 + k, clamp ? cc_clamp01f (s) : s,
+                         out + (y * w + x) * C + k0 + k);
+        }
 }
 
 /* t = f / (t + epsilon) */
@@ -80,18 +190,6 @@ launched (char *message, size_t size)
 }
 
 extern "C" CcStatus
-cc_gpu_rl_start (struct _CcGpu *g, float *f, float *u, int64_t n, bool flat, char *message,
-                 size_t size)
-{
-  CcStatus status = cc_gpu_status (g, message, size);
-
-  if (status != CC_OK)
-    return status;
-  rl_begin<<<blocks_for (n), THREADS>>> (f, u, n, flat);
-  return launched (message, size);
-}
-
-extern "C" CcStatus
 cc_gpu_rl_divide (struct _CcGpu *g, float *t, const float *f, int64_t n, char *message,
                   size_t size)
 {
@@ -121,6 +219,133 @@ cc_gpu_rl_update (struct _CcGpu *g, float *u, const float *gr, float *t, int64_t
     }
   rl_update<<<blocks_for (n), THREADS>>> (u, gr, tv_weight > 0 ? t : NULL, n);
   return launched (message, size);
+}
+
+static dim3
+column_grid (long long w, long long h)
+{
+  return dim3 ((unsigned) ((w + THREADS - 1) / THREADS), (unsigned) (h < 65535 ? h : 65535));
+}
+
+extern "C" CcStatus
+cc_gpu_source_up (struct _CcGpu *g, const CcImage *src, const CcTransfer *t, int colour,
+                  CcGpuSource **out, char *message, size_t size)
+{
+  const size_t row = (size_t) src->width * src->channels * cc_type_size (src->type);
+  CcStatus status = cc_gpu_status (g, message, size);
+  CcGpuSource *s;
+  cudaError_t err;
+
+  *out = NULL;
+  if (status != CC_OK)
+    return status;
+  if (!(s = (CcGpuSource *) calloc (1, sizeof *s)))
+    {
+      snprintf (message, size, "out of host memory");
+      return CC_ERROR_OUT_OF_MEMORY;
+    }
+  *s = (CcGpuSource) { g, src->type, src->channels, src->width, src->height };
+  if ((err = cudaMalloc (&s->samples, row * (size_t) src->height)) != cudaSuccess ||
+      (err = cudaMalloc ((void **) &s->non_finite, sizeof *s->non_finite)) != cudaSuccess ||
+      (t && (err = cudaMalloc ((void **) &s->tables, t->bytes)) != cudaSuccess) ||
+      (err = cudaMemset (s->non_finite, 0, sizeof *s->non_finite)) != cudaSuccess ||
+      (t && (err = cudaMemcpy (s->tables, t->steps, t->bytes, cudaMemcpyHostToDevice))
+              != cudaSuccess) ||
+      (err = cudaMemcpy2D (s->samples, row, src->data, (size_t) src->stride, row,
+                           (size_t) src->height, cudaMemcpyHostToDevice)) != cudaSuccess)
+    {
+      snprintf (message, size, "the source's way to the GPU: %s", cudaGetErrorString (err));
+      cc_gpu_source_free (s);
+      return cc_gpu_status_of (err);
+    }
+  if (t)
+    s->transfer = cc_dev_transfer (s->tables, t, colour);
+  *out = s;
+  return CC_OK;
+}
+
+extern "C" CcStatus
+cc_gpu_rl_read (CcGpuSource *s, int k0, int K, float *f, float *u, bool flat, char *message,
+                size_t size)
+{
+  const dim3 grid = column_grid (s->width, s->height);
+  const bool tables = s->tables != NULL;
+  CcStatus status = cc_gpu_status (s->gpu, message, size);
+
+#define READ(T) rl_read<T><<<grid, THREADS>>> ((const T *) s->samples, s->channels, s->width, \
+                                               s->height, s->transfer, tables, k0, K, f, u, \
+                                               flat, s->non_finite)
+  if (status != CC_OK)
+    return status;
+  switch (s->type)
+    {
+    case CC_TYPE_U8:     READ (uint8_t); break;
+    case CC_TYPE_U16:    READ (uint16_t); break;
+    case CC_TYPE_U32:    READ (uint32_t); break;
+    case CC_TYPE_HALF:   READ (Half); break;
+    case CC_TYPE_FLOAT:  READ (float); break;
+    default:             READ (double); break;
+    }
+#undef READ
+  return launched (message, size);
+}
+
+extern "C" CcStatus
+cc_gpu_rl_write (CcGpuSource *s, const float *u, int k0, int K, const unsigned char *mode,
+                 bool clamp, char *message, size_t size)
+{
+  const dim3 grid = column_grid (s->width, s->height);
+  const bool tables = s->tables != NULL;
+  const uchar4 m = make_uchar4 (mode[0], mode[1], mode[2], mode[3]);
+  CcStatus status = cc_gpu_status (s->gpu, message, size);
+
+#define WRITE(T) rl_write<T><<<grid, THREADS>>> (u, k0, K, (T *) s->samples, s->channels, \
+                                                 s->width, s->height, s->transfer, tables, m, \
+                                                 clamp)
+  if (status != CC_OK)
+    return status;
+  switch (s->type)
+    {
+    case CC_TYPE_U8:     WRITE (uint8_t); break;
+    case CC_TYPE_U16:    WRITE (uint16_t); break;
+    case CC_TYPE_U32:    WRITE (uint32_t); break;
+    case CC_TYPE_HALF:   WRITE (Half); break;
+    case CC_TYPE_FLOAT:  WRITE (float); break;
+    default:             WRITE (double); break;
+    }
+#undef WRITE
+  return launched (message, size);
+}
+
+extern "C" CcStatus
+cc_gpu_source_down (CcGpuSource *s, const CcImage *dst, int64_t *non_finite, char *message,
+                    size_t size)
+{
+  const size_t row = (size_t) s->width * s->channels * cc_type_size (s->type);
+  unsigned long long odd = 0;
+  cudaError_t err;
+
+  if ((err = cudaMemcpy2D (dst->data, (size_t) dst->stride, s->samples, row, row,
+                           (size_t) s->height, cudaMemcpyDeviceToHost)) != cudaSuccess ||
+      (err = cudaMemcpy (&odd, s->non_finite, sizeof odd, cudaMemcpyDeviceToHost))
+        != cudaSuccess)
+    {
+      snprintf (message, size, "the result's way from the GPU: %s", cudaGetErrorString (err));
+      return cc_gpu_status_of (err);
+    }
+  *non_finite = (int64_t) odd;
+  return CC_OK;
+}
+
+extern "C" void
+cc_gpu_source_free (CcGpuSource *s)
+{
+  if (!s)
+    return;
+  cudaFree (s->samples);
+  cudaFree (s->non_finite);
+  cudaFree (s->tables);
+  free (s);
 }
 
 extern const void *const cc_module_deconvolve = (const void *) rl_divide;

@@ -335,24 +335,20 @@ launch (struct _CcGpu *g, const CcKernels *k, Lane *lane, const CcJob *job, cons
   return k->launch (g, lane, job, a, pass, planes);
 }
 
-/* The job's transfer tables on the device, as the conversions take them
- * (upload_transfer copied the host block there, so each table sits at the
- * same offset from its start). */
-static DevTransfer
-dev_transfer (struct _CcGpu *g, const CcJob *job)
+DevTransfer
+cc_dev_transfer (const char *block, const CcTransfer *t, int colour)
 {
-  const CcTransfer *t = job->transfer;
   const char *host = (const char *) t->steps;
   DevTransfer d;
 
-  d.steps = (const CcTransferStep *) g->transfer;
-  d.to_linear = (const float *) (g->transfer + ((const char *) t->to_linear - host));
-  d.midpoints = (const float *) (g->transfer + ((const char *) t->midpoints - host));
+  d.steps = (const CcTransferStep *) block;
+  d.to_linear = (const float *) (block + ((const char *) t->to_linear - host));
+  d.midpoints = (const float *) (block + ((const char *) t->midpoints - host));
   d.codes = t->codes;
   d.buckets = t->buckets;
   d.single = t->single;
   d.curves = t->curves;
-  d.colour = job->colour;
+  d.colour = colour;
   return d;
 }
 
@@ -441,7 +437,8 @@ start_strip (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const Plan 
       if (job->transfer)
         err = cc_convert_to_linear (src->type, raw_in, src->width * C, float_in,
                                     src->width * C, src->width * C, (int) in_rows, C,
-                                    dev_transfer (g, job), stream);
+                                    cc_dev_transfer (g->transfer, job->transfer, job->colour),
+                                    stream);
       else
         err = cc_convert_to_float (src->type, raw_in, src->width * C, float_in,
                                    src->width * C, src->width * C, (int) in_rows, stream);
@@ -472,7 +469,9 @@ start_strip (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const Plan 
       if (job->transfer)
         err = cc_convert_from_linear (dst->type, float_out, dst->width * C, out, out_pitch,
                                       dst->width * C, (int) rows, copy, src->width * C, C,
-                                      job->mode, dev_transfer (g, job), stream);
+                                      job->mode,
+                                      cc_dev_transfer (g->transfer, job->transfer, job->colour),
+                                      stream);
       else
         err = cc_convert_from_float (dst->type, float_out, dst->width * C, out, out_pitch,
                                      dst->width * C, (int) rows, copy, src->width * C, C,

@@ -1,7 +1,9 @@
 /* Richardson–Lucy on the GPU against the CPU's, part of test-gpu: the
  * planes stay on the device through every iteration (CcResult.kernel says
  * "gpu richardson-lucy" and the convolution's method), for masks from 3x3
- * to 1023x1023, borders, total variation, sample types with a transfer;
+ * to 1023x1023, borders, total variation; the source read and the result
+ * written there for each sample type, with and without a transfer, alpha
+ * and kept channels; the channels one at a time under a device budget;
  * and where the GPU cannot take the job, 'auto' says why it took the CPU.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
@@ -15,6 +17,7 @@
 
 #include "check.h"
 #include "convolve.h"
+#include "pixel.h"
 
 typedef struct
 {
@@ -94,52 +97,145 @@ run_case (CcContext *ctx, const GpuCase *c, int iterations)
   free (cpu);
 }
 
-/* 8-bit RGBA through the sRGB transfer: the GPU's and the CPU's codes
- * within one step, alpha the source's. */
-static void
-run_u8 (CcContext *ctx)
+/* The source read and the result written on the device, against the
+ * host's: a sample type, with the sRGB transfer or without, alpha or not,
+ * red kept; codes within one step (floats within 1e-4), alpha and the
+ * kept channel the source's, bit for bit.  Float sources carry NaN and Inf,
+ * which both count and take as 0. */
+typedef struct
 {
-  const int64_t w = 517, h = 389;
-  uint8_t *in = malloc (w * h * 4), *gpu = malloc (w * h * 4), *cpu = malloc (w * h * 4);
-  const CcImage src = { in, CC_TYPE_U8, 4, w, h, w * 4, false };
-  const CcImage og = { gpu, CC_TYPE_U8, 4, w, h, w * 4, false };
-  const CcImage oc = { cpu, CC_TYPE_U8, 4, w, h, w * 4, false };
+  CcType type;
+  int    channels;
+  bool   alpha, srgb, keep_red;
+} SampleCase;
+
+static double
+sample_at (const void *p, CcType type, int64_t i)
+{
+  switch (type)
+    {
+    case CC_TYPE_U8:   return ((const uint8_t *) p)[i];
+    case CC_TYPE_U16:  return ((const uint16_t *) p)[i];
+    case CC_TYPE_HALF: return ((const uint16_t *) p)[i];   /* codes: steps of a half */
+    default:           return ((const float *) p)[i];
+    }
+}
+
+static void
+run_samples (CcContext *ctx, const SampleCase *c)
+{
+  const int64_t w = 517, h = 389, n = w * h * c->channels;
+  const size_t size = cc_type_size (c->type);
+  char *in = malloc ((size_t) n * size), *gpu = malloc ((size_t) n * size);
+  char *cpu = malloc ((size_t) n * size);
+  const CcImage src = { in, c->type, c->channels, w, h, w * c->channels * (int64_t) size, false };
+  const CcImage og = { gpu, c->type, c->channels, w, h, src.stride, false };
+  const CcImage oc = { cpu, c->type, c->channels, w, h, src.stride, false };
   const CcMaskSource source = { .shape = { CC_SHAPE_DISC, 10.0, 0, 6, 0.5 } };
-  CcTransfer *srgb = cc_transfer_new_srgb (CC_TYPE_U8);
+  const bool is_float = c->type == CC_TYPE_FLOAT;
+  CcTransfer *srgb = c->srgb ? cc_transfer_new_srgb (c->type) : NULL;
   CcDeconvolveParams p;
   CcOptions o;
   CcResult rg, rc;
   CcMask mask;
-  double *values;
+  double *values, worst = 0;
   char why[256];
-  int steps = 0, alpha = 0;
+  int64_t kept = 0;
 
   CHECK (cc_mask_resolve (&source, &mask, &values, why, sizeof why), "disc: %s", why);
-  for (int64_t i = 0; i < w * h * 4; i++)
-    in[i] = (uint8_t) (i % 4 == 3 ? 255 - i % 7
-                                  : 255 * check_scene (i / 4 % w, i / 4 / w, (int) (i % 4)));
+  for (int64_t i = 0; i < n; i++)
+    {
+      const int ch = (int) (i % c->channels);
+      const double v = c->alpha && ch == c->channels - 1
+                       ? 1.0 - (double) (i % 7) / 255.0
+                       : check_scene (i / c->channels % w, i / c->channels / w, ch);
+
+      switch (c->type)
+        {
+        case CC_TYPE_U8:   ((uint8_t *) in)[i] = (uint8_t) (255 * v); break;
+        case CC_TYPE_U16:  ((uint16_t *) in)[i] = (uint16_t) (65535 * v); break;
+        case CC_TYPE_HALF: ((uint16_t *) in)[i] = cc_float_to_half ((float) v); break;
+        default:           ((float *) in)[i] = i % 10007 == 5 ? NAN
+                                               : i % 10007 == 9 ? INFINITY : (float) v; break;
+        }
+    }
   cc_deconvolve_params_init (&p);
+  p.iterations = 10;
   cc_options_init (&o);
-  o.has_alpha = true;
+  o.has_alpha = c->alpha;
   o.transfer = srgb;
-  CHECK (cc_deconvolve (ctx, &src, &og, &mask, &o, &p, &rg) == CC_OK, "u8 on the GPU: %s",
+  o.clamp = !is_float;
+  cc_options_keep_colour (&o, c->channels - c->alpha < 3, !c->keep_red, true, true);
+  CHECK (cc_deconvolve (ctx, &src, &og, &mask, &o, &p, &rg) == CC_OK, "on the GPU: %s",
          rg.message);
   o.method = CC_METHOD_CPU;
-  CHECK (cc_deconvolve (ctx, &src, &oc, &mask, &o, &p, &rc) == CC_OK, "u8 on the CPU: %s",
+  CHECK (cc_deconvolve (ctx, &src, &oc, &mask, &o, &p, &rc) == CC_OK, "on the CPU: %s",
          rc.message);
-  for (int64_t i = 0; i < w * h * 4; i++)
+  for (int64_t i = 0; i < n; i++)
     {
-      const int d = abs (gpu[i] - cpu[i]);
+      const int ch = (int) (i % c->channels);
+      const bool copied = (c->alpha && ch == c->channels - 1) || (c->keep_red && ch == 0);
 
-      steps = d > steps ? d : steps;
-      alpha += i % 4 == 3 && gpu[i] != in[i];
+      worst = fmax (worst, fabs (sample_at (gpu, c->type, i) - sample_at (cpu, c->type, i)));
+      kept += copied && memcmp (gpu + i * size, in + i * size, size) != 0;
     }
-  CHECK (steps <= 1 && alpha == 0 && strncmp (rg.kernel, "gpu", 3) == 0,
-         "Richardson-Lucy, 8-bit sRGB RGBA, disc of radius 10, 30 iterations: %d steps apart, "
-         "%d alpha samples changed ('%s', %.1f ms; CPU %.1f ms)", steps, alpha, rg.kernel,
-         rg.total_ms, rc.total_ms);
+  CHECK (worst <= (is_float ? 1e-4 : 1) && kept == 0 && strncmp (rg.kernel, "gpu", 3) == 0 &&
+         strcmp (rg.message, rc.message) == 0,
+         "Richardson-Lucy, %s%s x%d%s%s, disc of radius 10: %g apart, %lld kept samples "
+         "changed ('%s' '%s', %.1f ms; CPU '%s', %.1f ms)", cc_type_name (c->type),
+         c->srgb ? " sRGB" : "", c->channels, c->alpha ? " with alpha" : "",
+         c->keep_red ? ", red kept" : "", worst, (long long) kept, rg.kernel, rg.message,
+         rg.total_ms, rc.message, rc.total_ms);
   free (values);
   cc_transfer_free (srgb);
+  free (in);
+  free (gpu);
+  free (cpu);
+}
+
+/* Where the colour's four planes do not fit the device budget but one
+ * channel's do, the channels go one at a time, with the same result. */
+static void
+run_channel_at_a_time (CcContext *ctx)
+{
+  const GpuCase c = { 9, CC_SHAPE_GAUSSIAN, 640, 480, 3, CC_BORDER_MIRROR, 0,
+                      CC_METHOD_REGISTER };
+  const size_t n = (size_t) (c.width * c.height * c.channels);
+  float *in = malloc (sizeof (float) * n), *gpu = malloc (sizeof (float) * n);
+  float *cpu = malloc (sizeof (float) * n);
+  const int64_t stride = c.width * c.channels * 4;
+  const CcImage src = { in, CC_TYPE_FLOAT, 3, c.width, c.height, stride, false };
+  const CcImage og = { gpu, CC_TYPE_FLOAT, 3, c.width, c.height, stride, false };
+  const CcImage oc = { cpu, CC_TYPE_FLOAT, 3, c.width, c.height, stride, false };
+  CcDeconvolveParams p;
+  CcOptions o;
+  CcResult rg, rc;
+  CcMask mask;
+  double *values = case_mask (&c, &mask), worst = 0;
+  CcStatus sg, sc;
+
+  for (size_t i = 0; i < n; i++)
+    in[i] = check_scene ((int64_t) (i / 3) % c.width, (int64_t) (i / 3) / c.width, (int) (i % 3));
+  cc_deconvolve_params_init (&p);
+  p.iterations = 10;
+  cc_options_init (&o);
+  o.border = c.border;
+  o.method = c.method;
+  o.clamp = false;
+  /* Source 3.7 MB and planes of 3.7 MB (three channels) or 1.2 MB (one):
+   * three quarters of 16 MB take the one channel's. */
+  cc_context_set_device_budget (ctx, 16 << 20);
+  sg = cc_deconvolve (ctx, &src, &og, &mask, &o, &p, &rg);
+  cc_context_set_device_budget (ctx, 0);
+  o.method = CC_METHOD_CPU;
+  sc = cc_deconvolve (ctx, &src, &oc, &mask, &o, &p, &rc);
+  for (size_t i = 0; i < n; i++)
+    worst = fmax (worst, fabs ((double) gpu[i] - cpu[i]));
+  CHECK (sg == CC_OK && sc == CC_OK && worst <= 1e-4 &&
+         strstr (rg.kernel, "gpu richardson-lucy") && strstr (rg.kernel, "a channel at a time"),
+         "Richardson-Lucy under a 16 MB device budget: '%s' %.2e from the CPU ('%s')",
+         rg.kernel, worst, rg.message);
+  free (values);
   free (in);
   free (gpu);
   free (cpu);
@@ -192,9 +288,18 @@ check_deconvolve_gpu (CcContext *ctx, bool reduced)
 
   for (size_t c = 0; c < n; c++)
     run_case (ctx, &cases[c], reduced ? 3 : 10);
+  static const SampleCase samples[] = {
+    { CC_TYPE_U8, 4, true, true, false },
+    { CC_TYPE_U8, 3, false, true, true },
+    { CC_TYPE_U16, 2, true, true, false },
+    { CC_TYPE_HALF, 4, true, false, true },
+    { CC_TYPE_FLOAT, 4, true, false, false },
+  };
   if (!reduced)
     {
-      run_u8 (ctx);
+      for (size_t c = 0; c < sizeof samples / sizeof samples[0]; c++)
+        run_samples (ctx, &samples[c]);
+      run_channel_at_a_time (ctx);
       run_white (ctx);
     }
   return check_failures - before;
