@@ -235,6 +235,16 @@ run_channel_at_a_time (CcContext *ctx)
          strstr (rg.kernel, "gpu richardson-lucy") && strstr (rg.kernel, "a channel at a time"),
          "Richardson-Lucy under a 16 MB device budget: '%s' %.2e from the CPU ('%s')",
          rg.kernel, worst, rg.message);
+  /* Under 8 MB not even one channel's fit: 'auto' takes the CPU and says
+   * why, with the CPU's result. */
+  o.method = CC_METHOD_AUTO;
+  cc_context_set_device_budget (ctx, 8 << 20);
+  sg = cc_deconvolve (ctx, &src, &og, &mask, &o, &p, &rg);
+  cc_context_set_device_budget (ctx, 0);
+  CHECK (sg == CC_OK && strncmp (rg.kernel, "cpu", 3) == 0 &&
+         strstr (rg.message, "fell back to the CPU") && strstr (rg.message, "device budget") &&
+         memcmp (gpu, cpu, sizeof (float) * n) == 0,
+         "Richardson-Lucy under an 8 MB device budget: '%s' '%s'", rg.kernel, rg.message);
   free (values);
   free (in);
   free (gpu);
