@@ -410,7 +410,6 @@ compute_with (GeglOperation            *operation,
   const gint channels = babl_format_get_n_components (format);
   const gsize bpp = babl_format_get_bytes_per_pixel (format);
   const GeglRectangle *bounds = gegl_operation_source_get_bounding_box (operation, "input");
-  const GeglRectangle area = *roi;
   GeglRectangle fetch;
   Buffers buffers;
   Call call = { .who = deconvolve ? "cuda:deconvolve" : "cuda:convolve",
@@ -425,30 +424,30 @@ compute_with (GeglOperation            *operation,
     {
       warn_once (call.who, s ? s->message : "no mask yet; the input is passed through "
                                             "unchanged");
-      pass_through (input, output, &area);
+      pass_through (input, output, roi);
       return TRUE;
     }
-  if (!bounds || area.width <= 0 || area.height <= 0)
+  if (!bounds || roi->width <= 0 || roi->height <= 0)
     return TRUE;
   /* babl names sample types as the engine does. */
   if (!cc_type_from_name (babl_get_name (babl_format_get_type (format, 0)), &type))
     {
       warn_once (call.who, "an unknown working format; the input is passed through");
-      pass_through (input, output, &area);
+      pass_through (input, output, roi);
       return TRUE;
     }
   region_options (&call.options, p, format, source);
   /* A deconvolution reads the whole input, and the engine applies the
    * border itself. */
-  fetch = deconvolve ? area : region_fetch (s, &area, bounds, &call.options);
+  fetch = deconvolve ? *roi : region_fetch (s, roi, bounds, &call.options);
   /* The engine reads a deconvolution's source into planes of its own, so
    * page-locked memory would win it nothing. */
   if (!buffers_get (&buffers, (gsize) fetch.width * fetch.height * bpp,
-                    (gsize) area.width * area.height * bpp, whole && !deconvolve))
+                    (gsize) roi->width * roi->height * bpp, whole && !deconvolve))
     {
       warn_once (call.who, "out of memory for a region; the input is passed through");
       buffers_release (&buffers);
-      pass_through (input, output, &area);
+      pass_through (input, output, roi);
       return TRUE;
     }
   t0 = g_get_monotonic_time ();
@@ -459,10 +458,10 @@ compute_with (GeglOperation            *operation,
 
   call.src = (CcImage) { buffers.in, type, channels, fetch.width, fetch.height,
                          (int64_t) (fetch.width * bpp), false };
-  call.dst = (CcImage) { buffers.out, type, channels, area.width, area.height,
-                         (int64_t) (area.width * bpp), false };
-  call.x = area.x - fetch.x;
-  call.y = area.y - fetch.y;
+  call.dst = (CcImage) { buffers.out, type, channels, roi->width, roi->height,
+                         (int64_t) (roi->width * bpp), false };
+  call.x = roi->x - fetch.x;
+  call.y = roi->y - fetch.y;
   call.mask = (CcMask) { s->width, s->height, s->values, s->divisor, s->offset };
   call.options.method = region_method (call.who, call.options.method, *state);
   status = call_engine (&call, whole, &shared, &result);
@@ -470,11 +469,11 @@ compute_with (GeglOperation            *operation,
   t2 = g_get_monotonic_time ();
   if (status == CC_OK)
     {
-      copy_pixels (output, &area, format, buffers.out, GEGL_ABYSS_NONE, TRUE, whole);
+      copy_pixels (output, roi, format, buffers.out, GEGL_ABYSS_NONE, TRUE, whole);
       if (shared)
         op_engine_name_cpu_share (&result);
       op_report_add (((OpState *) *state)->report, &result,
-                     (gint64) area.width * area.height);
+                     (gint64) roi->width * roi->height);
     }
   else
     {
@@ -483,10 +482,10 @@ compute_with (GeglOperation            *operation,
 
       warn_once (call.who, note);
       g_free (note);
-      pass_through (input, output, &area);
+      pass_through (input, output, roi);
     }
   if (tracing ())
-    trace_region (&call, &area, whole, status, &result, t1 - t0, t2 - t1,
+    trace_region (&call, roi, whole, status, &result, t1 - t0, t2 - t1,
                   g_get_monotonic_time () - t2);
   buffers_release (&buffers);
   return TRUE;
