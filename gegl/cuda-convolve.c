@@ -26,10 +26,12 @@
  * refuse passes the input through with a warning, and a GPU that fails
  * leaves the call to the CPU path.
  *
- * This file holds the properties and the class; beside it, the state
- * prepare resolves from the properties (op-state.c), a region's engine
- * call (op-region.c), the engines (op-engine.c) and cuda:convolve-layer,
- * with its aux input (op-layer.c).
+ * This file holds the properties and the class; beside it, what the
+ * property lists of this operation and cuda:deconvolve share
+ * (op-properties.c, op-mask-properties.h, op-channel-properties.h), the
+ * state prepare resolves from the properties (op-state.c), a region's
+ * engine call (op-region.c), the engines (op-engine.c) and
+ * cuda:convolve-layer, with its aux input (op-layer.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -45,175 +47,13 @@
 
 #ifdef GEGL_PROPERTIES
 
-/* The border and method choices are the engine's own tables (names.c,
- * methods.c), so that the three front ends cannot drift apart: GEGL's
- * enum types are made from them once, instead of gegl-op.h's enum lists.
- * This block is read once of the several times gegl-op.h includes this
- * file. */
-#ifndef CUDA_CONVOLVE_ENUMS
-#define CUDA_CONVOLVE_ENUMS
-#include "convolve.h"
+/* The choices are the engine's own tables (op-properties.h). */
+#include "op-properties.h"
 
-#include "preset.h"
+#define OP_BORDER_DEFAULT CC_BORDER_EXTEND
+#define OP_CHANNEL_VERB   "Convolve"
 
-typedef gint     CudaConvolvePreset;
-typedef CcBorder CudaConvolveBorder;
-typedef CcMethod CudaConvolveMethod;
-typedef CcShape  CudaConvolveShape;
-
-/* The presets as a choice, found by the one rule (the shipped ones, then
- * the user's) when GEGL first lists the operation: GIMP's dialog shows
- * them as a list, nothing is typed.  0 is "none", the matrix. */
-static GType
-cuda_convolve_preset_get_type (void)
-{
-  static gsize type = 0;
-
-  if (g_once_init_enter (&type))
-    {
-      gchar *shipped, *user;
-      GList *presets;
-      GEnumValue *values;
-      gint n = 1;
-
-      cc_presets_dirs (CC_SHIPPED_PRESET_DIR, CC_PLUG_IN_NAME, &shipped, &user);
-      presets = cc_presets_list (shipped, user, NULL);
-      values = g_new0 (GEnumValue, g_list_length (presets) + 2);
-      values[0] = (GEnumValue) { 0, "None: the matrix", "none" };
-      for (GList *l = presets; l; l = l->next, n++)
-        {
-          const CcPreset *p = l->data;
-
-          values[n] = (GEnumValue) { n, g_strdup (p->name), g_strdup (p->id) };
-        }
-      cc_presets_free (presets);
-      g_free (shipped);
-      g_free (user);
-      g_once_init_leave (&type, g_enum_register_static ("CudaConvolvePreset", values));
-    }
-  return type;
-}
-
-static GType
-cuda_convolve_shape_get_type (void)
-{
-  static gsize type = 0;
-
-  if (g_once_init_enter (&type))
-    {
-      GEnumValue *values = g_new0 (GEnumValue, CC_SHAPE_COUNT + 1);
-
-      for (gint s = 0; s < CC_SHAPE_COUNT; s++)
-        values[s] = (GEnumValue) { s, cc_shape_name ((CcShape) s),
-                                   cc_shape_name ((CcShape) s) };
-      g_once_init_leave (&type, g_enum_register_static ("CudaConvolveShape", values));
-    }
-  return type;
-}
-
-static GType
-cuda_convolve_border_get_type (void)
-{
-  static gsize type = 0;
-
-  if (g_once_init_enter (&type))
-    {
-      GEnumValue *values = g_new0 (GEnumValue, CC_BORDER_COUNT + 1);
-
-      for (gint b = 0; b < CC_BORDER_COUNT; b++)
-        values[b] = (GEnumValue) { b, cc_border_name ((CcBorder) b),
-                                   cc_border_name ((CcBorder) b) };
-      g_once_init_leave (&type, g_enum_register_static ("CudaConvolveBorder", values));
-    }
-  return type;
-}
-
-static GType
-cuda_convolve_method_get_type (void)
-{
-  static gsize type = 0;
-
-  if (g_once_init_enter (&type))
-    {
-      GEnumValue *values = g_new0 (GEnumValue, CC_METHOD_COUNT + 1);
-
-      for (gint m = 0; m < CC_METHOD_COUNT; m++)
-        values[m] = (GEnumValue) { m, cc_methods[m].name, cc_methods[m].name };
-      g_once_init_leave (&type, g_enum_register_static ("CudaConvolveMethod", values));
-    }
-  return type;
-}
-#endif
-
-property_enum (shape, "Shape", CudaConvolveShape, cuda_convolve_shape, CC_SHAPE_MATRIX)
-  description ("matrix: the matrix or preset below; else a mask made from a shape, "
-               "scaled to sum 1, each cell weighing the area of the shape over it")
-
-property_double (radius, "Radius", 5.0)
-  description ("The shape's radius (a box is 2 x radius + 1 wide, a motion line as "
-               "long)")
-  value_range (CC_SHAPE_RADIUS_MIN, CC_SHAPE_RADIUS_MAX)
-  ui_range (0.5, 100.0)
-  ui_meta ("unit", "pixel-distance")
-  ui_meta ("visible", "! shape {matrix}")
-
-property_double (angle, "Angle", 0.0)
-  description ("Turned counter-clockwise: 0 puts a polygon's corner at the top, a "
-               "motion line across")
-  value_range (-360.0, 360.0)
-  ui_meta ("unit", "degree")
-  ui_meta ("visible", "shape {polygon, motion}")
-
-property_int (blades, "Blades", 6)
-  description ("The polygon's sides")
-  value_range (CC_SHAPE_BLADES_MIN, CC_SHAPE_BLADES_MAX)
-  ui_meta ("visible", "shape {polygon}")
-
-property_double (inner, "Inner", 0.5)
-  description ("The ring's hole, over its radius")
-  value_range (0.0, CC_SHAPE_INNER_MAX)
-  ui_meta ("visible", "shape {ring}")
-
-property_enum (preset, "Preset", CudaConvolvePreset, cuda_convolve_preset, 0)
-  description ("A preset, the shipped ones and yours (as GIMP started); it supplies "
-               "the matrix, divisor and offset, and normalize is ignored; none: the "
-               "matrix below")
-  ui_meta ("visible", "shape {matrix}")
-
-property_string (matrix, "Matrix", "0,0,0;0,1,0;0,0,0")
-  description ("The mask: rows separated by ';', values by ',', odd sizes up to "
-               "1023x1023, e.g. \"0,1,0;1,-4,1;0,1,0\"")
-  ui_meta ("visible", "shape {matrix}")
-
-property_double (divisor, "Divisor", 1.0)
-  description ("The weighted sum is divided by this")
-  value_range (-G_MAXDOUBLE, G_MAXDOUBLE)
-  ui_range (-1000.0, 1000.0)
-  ui_meta ("sensitive", "! normalize")
-  ui_meta ("visible", "shape {matrix}")
-
-property_double (offset, "Offset", 0.0)
-  description ("Then this is added, in the 0..1 scale")
-  value_range (-G_MAXDOUBLE, G_MAXDOUBLE)
-  ui_range (-1.0, 1.0)
-  ui_meta ("sensitive", "! normalize")
-  ui_meta ("visible", "shape {matrix}")
-
-property_boolean (normalize, "Normalize", FALSE)
-  description ("Divisor and offset from the mask's sum (GIMP's rule)")
-  ui_meta ("visible", "shape {matrix}")
-
-property_enum (border, "Border", CudaConvolveBorder, cuda_convolve_border,
-               CC_BORDER_EXTEND)
-  description ("What lies beyond the image's edges")
-
-property_enum (method, "Method", CudaConvolveMethod, cuda_convolve_method,
-               CC_METHOD_AUTO)
-  description ("How to compute it: auto takes the fastest, the CPU where no GPU "
-               "is usable")
-
-property_boolean (clamp, "Clamp", TRUE)
-  description ("Clamp results to [0,1]; off keeps HDR values")
+#include "op-mask-properties.h"
 
 property_boolean (alpha_weighting, "Alpha weighting", TRUE)
   description ("Weight colour by alpha, so that transparent pixels' colour does not "
@@ -222,34 +62,20 @@ property_boolean (alpha_weighting, "Alpha weighting", TRUE)
 property_boolean (affect_alpha, "Affect alpha", TRUE)
   description ("Convolve the alpha channel too; off copies it")
 
-property_boolean (linear, "Linear light", TRUE)
-  description ("Work on linear RGB, as GIMP's Convolution Matrix does; off works on "
-               "the perceptual values (GIMP 2's convmatrix)")
-
-property_boolean (red, "Red", TRUE)
-  description ("Convolve the red channel; off keeps it")
-
-property_boolean (green, "Green", TRUE)
-  description ("Convolve the green channel; off keeps it")
-
-property_boolean (blue, "Blue", TRUE)
-  description ("Convolve the blue channel; off keeps it")
-
-property_string (report, "Report", "")
-  description ("A file the operation writes what ran to (methods, devices, engine time), "
-               "for plug-in-cuda-convolve; empty: none")
-  ui_meta ("visible", "0")
+#include "op-channel-properties.h"
 
 #else
 
 #define GEGL_OP_AREA_FILTER
 #define GEGL_OP_NAME     cuda_convolve
 #define GEGL_OP_C_SOURCE cuda-convolve.c
-/* The module registers cuda:convolve-layer too (op-layer.c). */
+/* The module registers cuda:convolve-layer (op-layer.c), cuda:deconvolve
+ * and cuda:deconvolve-layer (cuda-deconvolve.c) too. */
 #define GEGL_OP_BUNDLE
 
 #include "gegl-op.h"
 
+#include "cuda-deconvolve.h"
 #include "op-engine.h"
 #include "op-layer.h"
 #include "op-region.h"
@@ -260,19 +86,10 @@ property_string (report, "Report", "")
 static OpState *
 state_for (GeglProperties *o)
 {
-  GEnumClass *presets = g_type_class_ref (cuda_convolve_preset_get_type ());
-  const GEnumValue *chosen = o->preset ? g_enum_get_value (presets, o->preset) : NULL;
-  const OpStateKey key = {
-    .shape = { o->shape, o->radius, o->angle, o->blades, o->inner },
-    .preset = chosen ? chosen->value_nick : "",
-    .matrix = o->matrix,
-    .divisor = o->divisor,
-    .offset = o->offset,
-    .normalize = o->normalize,
-    .report = o->report };
+  const CcShapeSpec shape = { o->shape, o->radius, o->angle, o->blades, o->inner };
 
-  g_type_class_unref (presets);
-  o->user_data = op_state_for (o->user_data, &key);
+  o->user_data = op_properties_state (o->user_data, &shape, o->preset, o->matrix,
+                                      o->divisor, o->offset, o->normalize, o->report);
   return o->user_data;
 }
 
@@ -283,19 +100,12 @@ prepare (GeglOperation *operation)
   GeglProperties *o = GEGL_PROPERTIES (operation);
   const Babl *format = op_region_format (operation, o->clamp, o->linear);
   OpState *state;
-  gint w = 0, h = 0;
+  gint w, h;
 
   /* CUDA starts now, on the engine's helper thread. */
   op_engine ();
   state = state_for (o);
-  state->aux_on = op_layer_prepare_aux (operation, &w, &h);
-  if (state->aux_on)
-    state->aux_taps = w * h;
-  else if (state->mask->valid)
-    {
-      w = state->mask->width;
-      h = state->mask->height;
-    }
+  op_layer_prepare (operation, state, &w, &h);
   area->left = area->right = w ? (w - 1) / 2 : 0;
   area->top = area->bottom = h ? (h - 1) / 2 : 0;
   gegl_operation_set_format (operation, "input", format);
@@ -324,9 +134,7 @@ get_cached_region (GeglOperation *operation, const GeglRectangle *roi)
 static GeglRectangle
 get_bounding_box (GeglOperation *operation)
 {
-  const GeglRectangle *in = gegl_operation_source_get_bounding_box (operation, "input");
-
-  return in ? *in : (GeglRectangle) { 0, 0, 0, 0 };
+  return op_region_input_box (operation);
 }
 
 static gboolean
@@ -406,18 +214,12 @@ gegl_op_class_init (GeglOpClass *klass)
   filter_operation_process = operation_class->process;
   operation_class->process = operation_process;
   filter_class->process = process;
-
-  gegl_operation_class_set_keys (operation_class,
-    "name",            "cuda:convolve",
-    "title",           "Convolve (CUDA)",
-    "categories",      "generic",
-    "description",     "Convolves with a user's mask of up to 1023x1023 (a matrix, a "
-                       "shape, or an image on the aux input) on an NVIDIA GPU, or on "
-                       "all CPU cores where there is none; the same pixels as GIMP's "
-                       "Convolution Matrix",
-    "gimp:menu-path",  "<Image>/Filters/Generic",
-    "gimp:menu-label", "Convolve on the GPU (live)...",
-    NULL);
+  op_properties_set_keys (operation_class, "cuda:convolve", "Convolve (CUDA)", "generic",
+                          "Convolves with a user's mask of up to 1023x1023 (a matrix, a "
+                          "shape, or an image on the aux input) on an NVIDIA GPU, or on "
+                          "all CPU cores where there is none; the same pixels as GIMP's "
+                          "Convolution Matrix",
+                          "<Image>/Filters/Generic", "Convolve on the GPU (live)...");
 }
 
 G_MODULE_EXPORT const GeglModuleInfo *
@@ -431,7 +233,8 @@ gegl_module_register (GTypeModule *module)
 {
   gegl_op_cuda_convolve_register_type (module);
   op_layer_register (module, gegl_op_cuda_convolve_get_type (), sizeof (GeglOpClass),
-                     sizeof (GeglOp));
+                     sizeof (GeglOp), "Convolve");
+  cuda_deconvolve_register (module);
   return TRUE;
 }
 

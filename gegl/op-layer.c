@@ -1,6 +1,6 @@
-/* cuda:convolve-layer: the aux pad beside the area filter's input and
- * output, the image on it read into the mask, and the regions of it each
- * output needs.
+/* The layer operations: the aux pad beside the filter's input and output,
+ * the image on it read into the mask, and the regions of it each output
+ * needs.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -9,9 +9,15 @@
 #include <string.h>
 
 #include "op-layer.h"
+#include "op-properties.h"
 
-/* cuda:convolve's class, which this one chains up to. */
-static GeglOperationClass *parent_class;
+/* The class a layer operation's class chains up to: cuda:convolve's or
+ * cuda:deconvolve's. */
+static GeglOperationClass *
+parent_class (GeglOperation *operation)
+{
+  return g_type_class_peek_parent (GEGL_OPERATION_GET_CLASS (operation));
+}
 
 /* The aux image as its weights are read: luminance in linear light and
  * alpha, in its own space. */
@@ -22,8 +28,11 @@ aux_format (GeglOperation *operation)
                                  gegl_operation_get_source_space (operation, "aux"));
 }
 
-gboolean
-op_layer_prepare_aux (GeglOperation *operation, gint *width, gint *height)
+/* Whether an image is connected to the aux input, and then its mask's
+ * size, known before its pixels ('width', 'height' left alone where it is
+ * too large to be one); the aux pad's format set. */
+static gboolean
+prepare_aux (GeglOperation *operation, gint *width, gint *height)
 {
   const GeglRectangle *aux;
   char why[8];
@@ -39,6 +48,20 @@ op_layer_prepare_aux (GeglOperation *operation, gint *width, gint *height)
     }
   gegl_operation_set_format (operation, "aux", aux_format (operation));
   return TRUE;
+}
+
+void
+op_layer_prepare (GeglOperation *operation, OpState *state, gint *width, gint *height)
+{
+  *width = *height = 0;
+  state->aux_on = prepare_aux (operation, width, height);
+  if (state->aux_on)
+    state->aux_taps = *width * *height;
+  else if (state->mask->valid)
+    {
+      *width = state->mask->width;
+      *height = state->mask->height;
+    }
 }
 
 /* The settings are kept where the image's weights are the same. */
@@ -72,7 +95,7 @@ attach (GeglOperation *operation)
 {
   GParamSpec *pspec;
 
-  parent_class->attach (operation);
+  parent_class (operation)->attach (operation);
   pspec = g_param_spec_object ("aux", "Mask image",
                                "An image as the mask: each pixel's luminance in linear "
                                "light times its alpha, scaled to sum 1, up to 1023x1023; "
@@ -93,7 +116,7 @@ get_required_for_output (GeglOperation       *operation,
   char why[8];
 
   if (strcmp (input_pad, "aux") != 0)
-    return parent_class->get_required_for_output (operation, input_pad, roi);
+    return parent_class (operation)->get_required_for_output (operation, input_pad, roi);
   aux = gegl_operation_source_get_bounding_box (operation, "aux");
   return aux && cc_mask_image_size_check (aux->width, aux->height, why, sizeof why)
          ? *aux : (GeglRectangle) { 0, 0, 0, 0 };
@@ -105,38 +128,47 @@ get_invalidated_by_change (GeglOperation       *operation,
                            const GeglRectangle *roi)
 {
   if (strcmp (input_pad, "aux") == 0)
-    return parent_class->get_bounding_box (operation);
-  return parent_class->get_invalidated_by_change (operation, input_pad, roi);
+    return parent_class (operation)->get_bounding_box (operation);
+  return parent_class (operation)->get_invalidated_by_change (operation, input_pad, roi);
 }
 
+/* The keys follow the parent's: its name with "-layer", its categories and
+ * menu, and the verb ('data') in the title and label. */
 static void
 class_init (gpointer klass, gpointer data)
 {
+  const gchar *verb = data;
   GeglOperationClass *operation_class = GEGL_OPERATION_CLASS (klass);
+  GeglOperationClass *parent = g_type_class_peek_parent (klass);
+  gchar *name = g_strdup_printf ("%s-layer", gegl_operation_class_get_key (parent, "name"));
+  gchar *title = g_strdup_printf ("%s with a layer (CUDA)", verb);
+  gchar *description = g_strdup_printf (
+    "%ss with an image on the aux input as the mask (its luminance in linear light times "
+    "alpha, scaled to sum 1, up to 1023x1023) on an NVIDIA GPU, or on all CPU cores where "
+    "there is none; without one, as %s", verb, gegl_operation_class_get_key (parent, "name"));
+  gchar *label = g_strdup_printf ("%s with a layer on the GPU...", verb);
 
-  parent_class = g_type_class_peek_parent (klass);
   operation_class->attach = attach;
   operation_class->get_required_for_output = get_required_for_output;
   operation_class->get_invalidated_by_change = get_invalidated_by_change;
-  gegl_operation_class_set_keys (operation_class,
-    "name",            "cuda:convolve-layer",
-    "title",           "Convolve with a layer (CUDA)",
-    "categories",      "generic",
-    "description",     "Convolves with an image on the aux input as the mask (its "
-                       "luminance in linear light times alpha, scaled to sum 1, up to "
-                       "1023x1023) on an NVIDIA GPU, or on all CPU cores where there "
-                       "is none; without one, as cuda:convolve",
-    "gimp:menu-path",  "<Image>/Filters/Generic",
-    "gimp:menu-label", "Convolve with a layer on the GPU...",
-    NULL);
+  op_properties_set_keys (operation_class, name, title,
+                          gegl_operation_class_get_key (parent, "categories"), description,
+                          gegl_operation_class_get_key (parent, "gimp:menu-path"), label);
+  g_free (name);
+  g_free (title);
+  g_free (description);
+  g_free (label);
 }
 
 void
-op_layer_register (GTypeModule *module, GType convolve, guint16 class_size,
-                   guint16 instance_size)
+op_layer_register (GTypeModule *module, GType parent, guint16 class_size,
+                   guint16 instance_size, const gchar *verb)
 {
   const GTypeInfo info = {
-    .class_size = class_size, .class_init = class_init, .instance_size = instance_size };
+    .class_size = class_size, .class_init = class_init, .class_data = verb,
+    .instance_size = instance_size };
+  gchar *type_name = g_strdup_printf ("%s_layer", g_type_name (parent));
 
-  g_type_module_register_type (module, convolve, "gegl_op_cuda_convolve_layer", &info, 0);
+  g_type_module_register_type (module, parent, type_name, &info, 0);
+  g_free (type_name);
 }

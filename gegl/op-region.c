@@ -1,5 +1,6 @@
-/* cuda:convolve's regions: a region's pixels fetched with the mask's halo
- * into linear memory, convolved by the engine in one call, and stored.
+/* The operations' regions: a region's pixels fetched with the mask's halo
+ * into linear memory, convolved by the engine in one call, and stored; or
+ * for deconvolution, the whole input so, restored in one call.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -29,10 +30,12 @@ tracing (void)
 }
 
 /* A warning once per distinct text, so that a preview's many regions do
- * not flood GIMP's error console. */
+ * not flood GIMP's error console, after the operation's family ('who':
+ * cuda:convolve, cuda:deconvolve). */
 static void
-warn_once (const gchar *text)
+warn_once (const gchar *who, const gchar *text)
 {
+  gchar *said_text = g_strdup_printf ("%s: %s", who, text);
   static GMutex lock;
   static GHashTable *said = NULL;
   gboolean fresh;
@@ -40,10 +43,11 @@ warn_once (const gchar *text)
   g_mutex_lock (&lock);
   if (!said)
     said = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  fresh = g_hash_table_add (said, g_strdup (text));
+  fresh = g_hash_table_add (said, g_strdup (said_text));
   g_mutex_unlock (&lock);
   if (fresh)
-    g_warning ("cuda:convolve: %s", text);
+    g_warning ("%s", said_text);
+  g_free (said_text);
 }
 
 /* The transfer tables of a coded format, made once a format for the
@@ -83,6 +87,14 @@ op_region_format (GeglOperation *operation, gboolean clamp, gboolean linear)
   if (source && clamp && engine_format_coded (source) && (!linear || transfer_for (source)))
     return engine_format (source, linear);
   return engine_format_float (babl_format_with_space ("RGBA float", space), linear, TRUE);
+}
+
+GeglRectangle
+op_region_input_box (GeglOperation *operation)
+{
+  const GeglRectangle *in = gegl_operation_source_get_bounding_box (operation, "input");
+
+  return in ? *in : (GeglRectangle) { 0, 0, 0, 0 };
 }
 
 static gint64
@@ -199,12 +211,13 @@ typedef struct
   gboolean pinned;
 } Buffers;
 
-/* FALSE where memory ran out; the buffers are to be released either way. */
+/* FALSE where memory ran out; the buffers are to be released either way.
+ * 'pinned': the GPU block's page-locked ones. */
 static gboolean
-buffers_get (Buffers *b, gsize in_bytes, gsize out_bytes, gboolean whole)
+buffers_get (Buffers *b, gsize in_bytes, gsize out_bytes, gboolean pinned)
 {
-  b->pinned = whole;
-  if (whole)
+  b->pinned = pinned;
+  if (pinned)
     {
       g_mutex_lock (&pinned_lock);
       b->in = pinned_buffer (0, in_bytes);
@@ -281,7 +294,7 @@ region_fetch (const OpSettings *s, const GeglRectangle *roi, const GeglRectangle
  * method asked for takes the CPU too while the driver compiles the
  * kernels, which GIMP must not wait for. */
 static CcMethod
-region_method (CcMethod method, OpState *state)
+region_method (const gchar *who, CcMethod method, OpState *state)
 {
   char why[256];
 
@@ -292,7 +305,7 @@ region_method (CcMethod method, OpState *state)
         {
           gchar *note = g_strdup_printf ("no GPU used: %s", why);
 
-          warn_once (note);
+          warn_once (who, note);
           g_free (note);
         }
       return CC_METHOD_CPU;
@@ -305,7 +318,7 @@ region_method (CcMethod method, OpState *state)
                                      "model, once; the CPU path runs instead of %s meanwhile",
                                      cc_method_name (method));
 
-      warn_once (note);
+      warn_once (who, note);
       g_free (note);
       return CC_METHOD_CPU;
     }
@@ -315,13 +328,27 @@ region_method (CcMethod method, OpState *state)
 /* What one engine call reads and writes, and how. */
 typedef struct
 {
-  CcImage   src;       /* the input fetched, the halo with it */
-  CcImage   dst;
-  int64_t   x;         /* the region's place in src */
-  int64_t   y;
-  CcMask    mask;
-  CcOptions options;
+  const gchar              *who;         /* the operation's family, for its words */
+  CcImage                   src;         /* the input fetched, the halo with it */
+  CcImage                   dst;
+  int64_t                   x;           /* the region's place in src */
+  int64_t                   y;
+  CcMask                    mask;
+  CcOptions                 options;
+  const CcDeconvolveParams *deconvolve;  /* NULL: a convolution */
 } Call;
+
+/* The call on 'ctx': a convolution of the region, or a deconvolution of
+ * the whole source. */
+static CcStatus
+engine_call (CcContext *ctx, const Call *call, CcResult *result)
+{
+  if (call->deconvolve)
+    return cc_deconvolve (ctx, &call->src, &call->dst, &call->mask, &call->options,
+                          call->deconvolve, result);
+  return cc_convolve (ctx, &call->src, call->x, call->y, &call->dst, &call->mask,
+                      &call->options, result);
+}
 
 /* The engine call, and where a GPU method could not run or failed, the
  * CPU path in its place, with one word.  'shared' is set where the CPU
@@ -332,50 +359,51 @@ call_engine (Call *call, gboolean whole, gboolean *shared, CcResult *result)
   CcStatus status;
 
   *shared = call->options.method == CC_METHOD_CPU && !whole;
-  status = cc_convolve (*shared ? op_engine_cpu () : op_engine (), &call->src, call->x,
-                        call->y, &call->dst, &call->mask, &call->options, result);
+  status = engine_call (*shared ? op_engine_cpu () : op_engine (), call, result);
   if (status != CC_OK && call->options.method != CC_METHOD_CPU &&
       status != CC_ERROR_INVALID && status != CC_ERROR_CANCELLED)
     {
       gchar *note = g_strdup_printf ("%s failed (%s); the CPU path ran instead",
                                      cc_method_name (call->options.method), result->message);
 
-      warn_once (note);
+      warn_once (call->who, note);
       g_free (note);
       call->options.method = CC_METHOD_CPU;
       *shared = !whole;
-      status = cc_convolve (*shared ? op_engine_cpu () : op_engine (), &call->src, call->x,
-                            call->y, &call->dst, &call->mask, &call->options, result);
+      status = engine_call (*shared ? op_engine_cpu () : op_engine (), call, result);
     }
   else if (status == CC_OK && result->message[0])
-    warn_once (result->message);   /* auto left the GPU for the CPU, and why */
+    warn_once (call->who, result->message);   /* auto left the GPU for the CPU, and why */
   return status;
 }
 
 /* A region computed, with its times (microseconds): its fetch, the engine
  * call and its store. */
 static void
-trace_region (const GeglRectangle *roi, gboolean whole, CcStatus status,
+trace_region (const Call *call, const GeglRectangle *roi, gboolean whole, CcStatus status,
               const CcResult *result, gint64 fetch, gint64 engine, gint64 store)
 {
-  g_printerr ("cuda:convolve: %dx%d at %d,%d%s, %s: fetch %.1f ms, engine %.1f ms "
+  g_printerr ("%s: %dx%d at %d,%d%s, %s: fetch %.1f ms, engine %.1f ms "
               "(upload %.1f, kernel %.1f, download %.1f), store %.1f ms\n",
-              roi->width, roi->height, roi->x, roi->y, whole ? " (a GPU block)" : "",
+              call->who, roi->width, roi->height, roi->x, roi->y,
+              call->deconvolve ? " (the whole input)" : whole ? " (a GPU block)" : "",
               status == CC_OK ? cc_method_name (result->method_used) : "failed",
               fetch / 1000.0, engine / 1000.0, result->upload_ms, result->kernel_ms,
               result->download_ms, store / 1000.0);
 }
 
-/* The region convolved with the mask 's', which the caller holds. */
+/* The region 'roi' convolved with the mask 's', which the caller holds; or
+ * with 'deconvolve', 'roi' the whole input, restored. */
 static gboolean
-convolve_with (GeglOperation            *operation,
-               const OpSettings         *s,
-               gpointer                 *state,
-               const OpRegionProperties *p,
-               GeglBuffer               *input,
-               GeglBuffer               *output,
-               const GeglRectangle      *roi,
-               gboolean                  whole)
+compute_with (GeglOperation            *operation,
+              const OpSettings         *s,
+              gpointer                 *state,
+              const OpRegionProperties *p,
+              const CcDeconvolveParams *deconvolve,
+              GeglBuffer               *input,
+              GeglBuffer               *output,
+              const GeglRectangle      *roi,
+              gboolean                  whole)
 {
   const Babl *format = gegl_operation_get_format (operation, "output");
   const Babl *source = gegl_operation_get_source_format (operation, "input");
@@ -384,7 +412,8 @@ convolve_with (GeglOperation            *operation,
   const GeglRectangle *bounds = gegl_operation_source_get_bounding_box (operation, "input");
   GeglRectangle fetch;
   Buffers buffers;
-  Call call;
+  Call call = { .who = deconvolve ? "cuda:deconvolve" : "cuda:convolve",
+                .deconvolve = deconvolve };
   CcResult result;
   CcStatus status;
   CcType type;
@@ -393,7 +422,8 @@ convolve_with (GeglOperation            *operation,
 
   if (!s || !s->valid)
     {
-      warn_once (s ? s->message : "no mask yet; the input is passed through unchanged");
+      warn_once (call.who, s ? s->message : "no mask yet; the input is passed through "
+                                            "unchanged");
       pass_through (input, output, roi);
       return TRUE;
     }
@@ -402,23 +432,28 @@ convolve_with (GeglOperation            *operation,
   /* babl names sample types as the engine does. */
   if (!cc_type_from_name (babl_get_name (babl_format_get_type (format, 0)), &type))
     {
-      warn_once ("an unknown working format; the input is passed through");
+      warn_once (call.who, "an unknown working format; the input is passed through");
       pass_through (input, output, roi);
       return TRUE;
     }
   region_options (&call.options, p, format, source);
-  fetch = region_fetch (s, roi, bounds, &call.options);
+  /* A deconvolution reads the whole input, and the engine applies the
+   * border itself. */
+  fetch = deconvolve ? *roi : region_fetch (s, roi, bounds, &call.options);
+  /* The engine reads a deconvolution's source into planes of its own, so
+   * page-locked memory would win it nothing. */
   if (!buffers_get (&buffers, (gsize) fetch.width * fetch.height * bpp,
-                    (gsize) roi->width * roi->height * bpp, whole))
+                    (gsize) roi->width * roi->height * bpp, whole && !deconvolve))
     {
-      warn_once ("out of memory for a region; the input is passed through");
+      warn_once (call.who, "out of memory for a region; the input is passed through");
       buffers_release (&buffers);
       pass_through (input, output, roi);
       return TRUE;
     }
   t0 = g_get_monotonic_time ();
   copy_pixels (input, &fetch, format, buffers.in,
-               p->border == CC_BORDER_WRAP ? GEGL_ABYSS_LOOP : GEGL_ABYSS_NONE, FALSE, whole);
+               p->border == CC_BORDER_WRAP && !deconvolve ? GEGL_ABYSS_LOOP : GEGL_ABYSS_NONE,
+               FALSE, whole);
   t1 = g_get_monotonic_time ();
 
   call.src = (CcImage) { buffers.in, type, channels, fetch.width, fetch.height,
@@ -428,7 +463,7 @@ convolve_with (GeglOperation            *operation,
   call.x = roi->x - fetch.x;
   call.y = roi->y - fetch.y;
   call.mask = (CcMask) { s->width, s->height, s->values, s->divisor, s->offset };
-  call.options.method = region_method (call.options.method, *state);
+  call.options.method = region_method (call.who, call.options.method, *state);
   status = call_engine (&call, whole, &shared, &result);
 
   t2 = g_get_monotonic_time ();
@@ -437,15 +472,21 @@ convolve_with (GeglOperation            *operation,
       copy_pixels (output, roi, format, buffers.out, GEGL_ABYSS_NONE, TRUE, whole);
       if (shared)
         op_engine_name_cpu_share (&result);
-      op_report_add (((OpState *) *state)->report, &result, (gint64) roi->width * roi->height);
+      op_report_add (((OpState *) *state)->report, &result,
+                     (gint64) roi->width * roi->height);
     }
   else
     {
-      warn_once (result.message);
+      gchar *note = g_strdup_printf ("%s; the input is passed through unchanged",
+                                     result.message);
+
+      warn_once (call.who, note);
+      g_free (note);
       pass_through (input, output, roi);
     }
   if (tracing ())
-    trace_region (roi, whole, status, &result, t1 - t0, t2 - t1, g_get_monotonic_time () - t2);
+    trace_region (&call, roi, whole, status, &result, t1 - t0, t2 - t1,
+                  g_get_monotonic_time () - t2);
   buffers_release (&buffers);
   return TRUE;
 }
@@ -460,8 +501,30 @@ op_region_convolve (GeglOperation            *operation,
                     gboolean                  whole)
 {
   OpSettings *s = op_state_settings (*state);
-  gboolean ok = convolve_with (operation, s, state, properties, input, output, roi, whole);
+  gboolean ok = compute_with (operation, s, state, properties, NULL, input, output, roi,
+                              whole);
 
   op_settings_unref (s);
+  return ok;
+}
+
+gboolean
+op_region_deconvolve (GeglOperation            *operation,
+                      GeglOperationContext     *context,
+                      const GeglRectangle      *result,
+                      gpointer                 *state,
+                      const OpRegionProperties *properties,
+                      const CcDeconvolveParams *params)
+{
+  const GeglRectangle whole = op_region_input_box (operation);
+  GeglBuffer *input = (GeglBuffer *) gegl_operation_context_dup_object (context, "input");
+  GeglBuffer *output = gegl_operation_context_get_output_maybe_in_place (operation, context,
+                                                                         input, result);
+  OpSettings *s = op_state_settings (*state);
+  gboolean ok = input && compute_with (operation, s, state, properties, params, input,
+                                       output, &whole, TRUE);
+
+  op_settings_unref (s);
+  g_clear_object (&input);
   return ok;
 }

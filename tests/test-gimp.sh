@@ -3,9 +3,10 @@
 # (tests/gimp/procedure.py), one the Script-Fu suite (procedure.scm), one the
 # comparison with GIMP's own Convolution Matrix (parity.py); these run
 # without the GEGL operation, so the procedure moves the pixels itself (its
-# fallback).  Then with the operation: its suite (op.py), parity again (the
-# procedure now applies through it), the tool's files against GIMP's own
-# (files.py), GEGL threads and a fault.  All of that on the CPU; where a GPU
+# fallback).  Then with the operation: its suite (op.py), cuda:deconvolve's
+# (deconvolve-op.py, with its refusals' words in GIMP's log), parity again
+# (the procedure now applies through it), the tool's files against GIMP's
+# own (files.py), GEGL threads and a fault.  All of that on the CPU; where a GPU
 # is usable, the suites again on it, with gpu.py and GPU faults.  GIMP finds
 # the uninstalled plug-in through a scratch profile.  Skips (77) only where
 # GIMP 3 cannot be found.
@@ -153,6 +154,21 @@ if [ -f "$data/gegl-0.4/plug-ins/cuda-convolve-gpl3.so" ]; then
       2>>"$tmp/gegl.log" || { echo "FAIL gegl tool on $f:"; cat "$tmp/gegl.log"; status=1; }
   done
   run python-fu-eval "exec(open('$srcdir/tests/gimp/op.py').read())" op
+  run python-fu-eval "exec(open('$srcdir/tests/gimp/deconvolve-op.py').read())" deconvolve-op
+  # Each mask the suite's deconvolution refused said why in GIMP's log, once.
+  for word in "Richardson-Lucy takes no negative weights" "a blur has no offset" \
+              "weights add up to more than 0; this mask's add up to 0" \
+              "matrix: expected a number" "width and height must be odd" \
+              "the divisor must be a non-zero" "aux: the mask image is all zero"; do
+    said=$(grep -F "cuda:deconvolve: " "$tmp/deconvolve-op.log" | grep -F "$word" |
+           grep -F "the input is passed through unchanged")
+    if [ -n "$said" ] && [ "$(printf '%s\n' "$said" | wc -l)" -eq 1 ]; then
+      echo "ok   - cuda:deconvolve's refusal, said once: ${said#*cuda:deconvolve: }"
+    else
+      echo "FAIL - cuda:deconvolve's refusal did not say '$word' once:"
+      printf '%s\n' "$said"; status=1
+    fi
+  done
   # The procedure's suite again, now through the operation.
   export CC_OP=1
   run python-fu-eval "exec(open('$srcdir/tests/gimp/procedure.py').read())" procedure-op
@@ -191,6 +207,8 @@ if [ -f "$data/gegl-0.4/plug-ins/cuda-convolve-gpl3.so" ]; then
       run python-fu-eval "exec(open('$srcdir/tests/gimp/gpu.py').read())" gpu
     run python-fu-eval "exec(open('$srcdir/tests/gimp/procedure.py').read())" procedure-gpu
     run python-fu-eval "exec(open('$srcdir/tests/gimp/op.py').read())" op-gpu
+    run python-fu-eval "exec(open('$srcdir/tests/gimp/deconvolve-op.py').read())" \
+      deconvolve-op-gpu
     run python-fu-eval "exec(open('$srcdir/tests/gimp/parity.py').read())" parity-gpu
     CC_FILES_DIR="$tmp/files" \
       run python-fu-eval "exec(open('$srcdir/tests/gimp/files.py').read())" files-gpu

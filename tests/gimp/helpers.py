@@ -236,6 +236,41 @@ def convolve_case(what, model="RGBA", stype="u8", w=13, h=9, hdr=False, matrix=N
     image.delete()
 
 
+def op_filter(layer, op="cuda:convolve", **props):
+    """A GEGL operation on the layer through Gimp.DrawableFilter, its
+    properties set (underscores for dashes)."""
+    f = Gimp.DrawableFilter.new(layer, op, "cuda")
+    cfg = f.get_config()
+    for key, value in props.items():
+        cfg.set_property(key.replace("_", "-"), value)
+    f.update()
+    return f
+
+
+def merged_copy(image, layer):
+    copy = layer.copy()
+    image.insert_layer(copy, None, 0)
+    return copy
+
+
+def enum_values(spec):
+    """An enum property's values, in order.  PyGObject 3.50 (Debian 13)
+    gives its GEnumClass, with n_values; 3.58 (Debian forky, GIMP 3.2) a
+    Python enum: whichever this one has."""
+    klass = spec.enum_class
+    if hasattr(klass, "n_values"):
+        return range(klass.n_values)
+    return sorted(int(member) for member in klass)
+
+
+def rendered(image):
+    """The image as GIMP shows it, effects included: a duplicate, merged."""
+    dup = image.duplicate()
+    layer = dup.get_layers()[0]
+    layer.merge_filters()
+    data = Pixels(layer, "R'G'B'A u8", "u8", 4).raw()
+    dup.delete()
+    return data
 
 
 def rounded(stype, v):

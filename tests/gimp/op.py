@@ -19,31 +19,6 @@ from helpers import *  # noqa: E402,F401,F403
 OP = "cuda:convolve"
 
 
-def op_filter(layer, op=OP, **props):
-    f = Gimp.DrawableFilter.new(layer, op, "cuda")
-    cfg = f.get_config()
-    for key, value in props.items():
-        cfg.set_property(key.replace("_", "-"), value)
-    f.update()
-    return f
-
-
-def merged_copy(image, layer):
-    copy = layer.copy()
-    image.insert_layer(copy, None, 0)
-    return copy
-
-
-def enum_values(spec):
-    """An enum property's values, in order.  PyGObject 3.50 (Debian 13)
-    gives its GEnumClass, with n_values; 3.58 (Debian forky, GIMP 3.2) a
-    Python enum: whichever this one has."""
-    klass = spec.enum_class
-    if hasattr(klass, "n_values"):
-        return range(klass.n_values)
-    return sorted(int(member) for member in klass)
-
-
 def wait_for_gpu():
     """With a GPU (CC_GPU), CUDA starts in GIMP's process when the op is
     first prepared and small masks take the CPU until it is ready: a 31x31
@@ -102,16 +77,6 @@ def test_selection_and_offsets():
     check(any(after[y][x] != before[y][x] for y in range(33) for x in range(41)),
           "pixels inside the selection changed")
     image.delete()
-
-
-def rendered(image):
-    """The image as GIMP shows it, effects included: a duplicate, merged."""
-    dup = image.duplicate()
-    layer = dup.get_layers()[0]
-    layer.merge_filters()
-    data = Pixels(layer, "R'G'B'A u8", "u8", 4).raw()
-    dup.delete()
-    return data
 
 
 def test_append():

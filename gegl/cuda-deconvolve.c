@@ -1,0 +1,174 @@
+/* cuda:deconvolve, the engine's deconvolution (cc_deconvolve) as a GEGL
+ * operation: the image as it was before a blur by a known mask (a shape,
+ * a matrix, a preset or, through cuda:deconvolve-layer, an image), by
+ * Richardson-Lucy or Wiener.  GIMP runs it in its own process, with its
+ * dialog's on-canvas preview and split view, and keeps it on a layer as an
+ * editable effect.
+ *
+ * Every output pixel depends on every input pixel, so the operation asks
+ * for the whole input and computes it in one engine call, on the GPU or
+ * the CPU as cuda:convolve's regions do (the CPU where the GPU fails);
+ * GEGL's cache then serves every region GIMP asks for from that one
+ * result.  The working format is cuda:convolve's (op_region_format).
+ *
+ * Nothing here may crash or hang GIMP: a mask the engine cannot take as a
+ * blur (negative weights for Richardson-Lucy, an offset, weights summing
+ * to 0 or less, bad matrix text, an all-zero layer) passes the input
+ * through with a warning in the log domain "cuda-convolve".
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+/* gegl-op.h marks the properties' names for translation; none is made. */
+#define GETTEXT_PACKAGE PACKAGE
+#include <glib/gi18n-lib.h>
+#include <gegl.h>
+
+#ifdef GEGL_PROPERTIES
+
+/* The choices are the engine's own tables (op-properties.h). */
+#include "op-properties.h"
+
+#define OP_BORDER_DEFAULT CC_BORDER_MIRROR   /* mirror rings least at the edges */
+#define OP_CHANNEL_VERB   "Restore"
+
+property_enum (algorithm, "Algorithm", CudaDeconvolveAlgorithm, cuda_deconvolve_algorithm,
+               CC_DECONVOLVE_RICHARDSON_LUCY)
+  description ("richardson-lucy: iterative, for photographs and stars, no negative "
+               "weights; wiener: one step, for a known blur and little noise")
+
+property_int (iterations, "Iterations", 30)
+  description ("Richardson-Lucy's steps: more restore more detail, and more noise")
+  value_range (1, CC_DECONVOLVE_ITERATIONS_MAX)
+  ui_range (1, 200)
+  ui_meta ("visible", "algorithm {richardson-lucy}")
+
+property_enum (init, "Start", CudaDeconvolveInit, cuda_deconvolve_init,
+               CC_DECONVOLVE_START_FLAT)
+  description ("What Richardson-Lucy starts from: flat, 0.5 everywhere (as "
+               "scikit-image); image, the blurred image itself")
+  ui_meta ("visible", "algorithm {richardson-lucy}")
+
+property_double (tv_weight, "Total variation", 0.0)
+  description ("Richardson-Lucy's total-variation weight, which holds noise down: 0 "
+               "is off, 0.002 to 0.01 typical")
+  value_range (0.0, CC_DECONVOLVE_TV_MAX)
+  ui_digits (4)
+  ui_meta ("visible", "algorithm {richardson-lucy}")
+
+property_double (noise, "Noise", 0.01)
+  description ("Wiener's noise-to-signal balance: larger is smoother")
+  value_range (0.0, G_MAXDOUBLE)
+  ui_range (0.0, 1.0)
+  ui_digits (4)
+  ui_meta ("visible", "algorithm {wiener}")
+
+/* The blur: the mask, as cuda:convolve takes it (scaled to sum 1 here). */
+#include "op-mask-properties.h"
+
+#include "op-channel-properties.h"
+
+#else
+
+#define GEGL_OP_FILTER
+#define GEGL_OP_NAME     cuda_deconvolve
+#define GEGL_OP_C_SOURCE cuda-deconvolve.c
+/* cuda-convolve.c's module registers it (cuda_deconvolve_register). */
+#define GEGL_OP_BUNDLE
+
+#include "gegl-op.h"
+
+#include "cuda-deconvolve.h"
+#include "op-engine.h"
+#include "op-layer.h"
+#include "op-region.h"
+
+static void
+finalize (GObject *object)
+{
+  g_clear_pointer (&GEGL_PROPERTIES (object)->user_data, op_state_free);
+  G_OBJECT_CLASS (gegl_op_parent_class)->finalize (object);
+}
+
+static void
+prepare (GeglOperation *operation)
+{
+  GeglProperties *o = GEGL_PROPERTIES (operation);
+  const Babl *format = op_region_format (operation, o->clamp, o->linear);
+  const CcShapeSpec shape = { o->shape, o->radius, o->angle, o->blades, o->inner };
+  gint w, h;
+
+  /* CUDA starts now, on the engine's helper thread. */
+  op_engine ();
+  o->user_data = op_properties_state (o->user_data, &shape, o->preset, o->matrix,
+                                      o->divisor, o->offset, o->normalize, o->report);
+  op_layer_prepare (operation, o->user_data, &w, &h);
+  gegl_operation_set_format (operation, "input", format);
+  gegl_operation_set_format (operation, "output", format);
+}
+
+/* Every output pixel depends on every input pixel: the whole input is
+ * what any output needs, what a change anywhere changes, and what GEGL's
+ * cache keeps, so that the regions GIMP asks for after the first are
+ * served from it.  The output is as large as the input (the filter's
+ * bounding box). */
+static GeglRectangle
+whole_input_for_pad (GeglOperation *operation, const gchar *pad, const GeglRectangle *roi)
+{
+  return op_region_input_box (operation);
+}
+
+static GeglRectangle
+whole_input_for_roi (GeglOperation *operation, const GeglRectangle *roi)
+{
+  return op_region_input_box (operation);
+}
+
+/* The whole input restored in one call on this thread, where a filter
+ * would split the region among GEGL's threads: each piece would need the
+ * whole input again. */
+static gboolean
+operation_process (GeglOperation *operation, GeglOperationContext *context,
+                   const gchar *output_pad, const GeglRectangle *result, gint level)
+{
+  GeglProperties *o = GEGL_PROPERTIES (operation);
+  const OpRegionProperties properties = {
+    .method = o->method, .border = o->border, .clamp = o->clamp, .linear = o->linear,
+    .red = o->red, .green = o->green, .blue = o->blue };
+  const CcDeconvolveParams params = {
+    .algorithm = o->algorithm, .iterations = o->iterations, .start = o->init,
+    .tv_weight = o->tv_weight, .noise = o->noise };
+
+  op_layer_update_aux (operation, context, o->user_data);
+  return op_region_deconvolve (operation, context, result, &o->user_data, &properties,
+                               &params);
+}
+
+static void
+gegl_op_class_init (GeglOpClass *klass)
+{
+  GeglOperationClass *operation_class = GEGL_OPERATION_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->finalize = finalize;
+  operation_class->prepare = prepare;
+  operation_class->process = operation_process;
+  operation_class->get_required_for_output = operation_class->get_invalidated_by_change =
+    whole_input_for_pad;
+  operation_class->get_cached_region = whole_input_for_roi;
+  op_properties_set_keys (operation_class, "cuda:deconvolve", "Deconvolve (CUDA)", "enhance",
+                          "Restores an image blurred by a known mask (a shape, a matrix or "
+                          "a preset): Richardson-Lucy or Wiener deconvolution of the whole "
+                          "image, on an NVIDIA GPU or on all CPU cores",
+                          "<Image>/Filters/Enhance", "Deconvolve on the GPU...");
+}
+
+void
+cuda_deconvolve_register (GTypeModule *module)
+{
+  gegl_op_cuda_deconvolve_register_type (module);
+  op_layer_register (module, gegl_op_cuda_deconvolve_get_type (), sizeof (GeglOpClass),
+                     sizeof (GeglOp), "Deconvolve");
+}
+
+#endif

@@ -1,0 +1,52 @@
+/* What the operations' property lists share: the choices as GEGL enum
+ * types made from the engine's own tables (names.c, methods.c,
+ * deconvolve.c) and the preset files, so that the front ends cannot drift
+ * apart, the state the mask properties resolve to, and the keys.  Each operation's
+ * list includes op-mask-properties.h for the mask's properties themselves.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#ifndef CC_OP_PROPERTIES_H
+#define CC_OP_PROPERTIES_H
+
+#include <gegl-plugin.h>
+
+#include "convolve.h"
+#include "op-state.h"
+
+typedef gint                  CudaConvolvePreset;
+typedef CcBorder              CudaConvolveBorder;
+typedef CcMethod              CudaConvolveMethod;
+typedef CcShape               CudaConvolveShape;
+typedef CcDeconvolveAlgorithm CudaDeconvolveAlgorithm;
+typedef CcDeconvolveStart     CudaDeconvolveInit;
+
+/* The presets as a choice, found by the one rule (the shipped ones, then
+ * the user's) when GEGL first lists the operations: GIMP's dialog shows
+ * them as a list, nothing is typed.  0 is "none", the matrix. */
+GType        cuda_convolve_preset_get_type      (void);
+GType        cuda_convolve_shape_get_type       (void);
+GType        cuda_convolve_border_get_type      (void);
+GType        cuda_convolve_method_get_type      (void);
+GType        cuda_deconvolve_algorithm_get_type (void);
+GType        cuda_deconvolve_init_get_type      (void);
+
+/* The state for the mask properties as they are now: 'old' where they have
+ * not changed, else a new one (op_state_for). */
+OpState     *op_properties_state                (OpState           *old,
+                                                 const CcShapeSpec *shape,
+                                                 gint               preset,
+                                                 const gchar       *matrix,
+                                                 gdouble            divisor,
+                                                 gdouble            offset,
+                                                 gboolean           normalize,
+                                                 const gchar       *report);
+
+/* The keys GEGL and GIMP read: GIMP lists the operation at 'menu_path' as
+ * 'menu_label', with a dialog made from its properties. */
+void         op_properties_set_keys (GeglOperationClass *klass, const gchar *name,
+                                     const gchar *title, const gchar *categories,
+                                     const gchar *description, const gchar *menu_path,
+                                     const gchar *menu_label);
+
+#endif /* CC_OP_PROPERTIES_H */
