@@ -476,10 +476,17 @@ void         cc_deconvolve_params_init (CcDeconvolveParams *params);
  * where one is usable (its planes up once, every iteration there: four
  * planes of the image's colour as floats must fit, and the border is not
  * white), and for a GPU method asked for; on the CPU for cpu, and for
- * 'auto' otherwise, saying why in the message.  Wiener runs on the CPU
- * (auto or cpu).  The result's upload_ms is the source's reading into
- * float planes, kernel_ms the restoring (on the GPU its planes' way there
- * and back included), download_ms the writing of 'dst'. */
+ * 'auto' otherwise, saying why in the message.  Wiener runs on the GPU
+ * for 'auto' where one is usable and for any GPU method asked for (its
+ * transforms are its own, so the method only says "on the GPU"; the
+ * result's method_used is fft and its kernel "gpu wiener"), on the CPU
+ * through FFTW for cpu; where the GPU cannot take the canvas (a wrapped
+ * side with a prime factor past 7, a side longer than its transforms
+ * take, the image, canvas and filter past its memory or the device
+ * budget) every method falls back to the CPU with a note in the message.
+ * The result's upload_ms is the source's reading into float planes,
+ * kernel_ms the restoring (on the GPU its planes' way there and back
+ * included), download_ms the writing of 'dst'. */
 CcStatus     cc_deconvolve           (CcContext                *ctx,
                                       const CcImage            *src,
                                       const CcImage            *dst,

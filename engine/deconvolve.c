@@ -3,8 +3,9 @@
  * as convolutions by the engine itself (so each step takes whatever path
  * costs least: on the GPU its methods on device planes, on the CPU direct
  * sums, two passes or FFTW's tiles) with point-wise steps between them
- * (deconvolve-steps.h), or Wiener's filter (deconvolve-fft.c), and writes
- * the result with alpha and the kept channels as they were.
+ * (deconvolve-steps.h), or Wiener's filter (on the GPU kernels/wiener.cu,
+ * on the CPU deconvolve-fft.c), and writes the result with alpha and the
+ * kept channels as they were.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -509,12 +510,52 @@ wiener_tick (double fraction, void *data)
   return d->o->cancel && d->o->cancel (d->o->user_data);
 }
 
+/* Wiener on the GPU: the planes up once and down once, every transform
+ * there (kernels/wiener.cu). */
 static CcStatus
-wiener (Deconv *d, CcResult *r)
+wiener_gpu (Deconv *d, const CcWienerJob *job, CcResult *r)
+{
+  const CcStatus status = cc_gpu_wiener (d->ctx->gpu, job, d->ctx->budget, r->message,
+                                         sizeof r->message);
+
+  d->on_gpu = status == CC_OK;
+  /* The transforms are Wiener's own, of the fft method's kind. */
+  d->ran = CC_METHOD_FFT;
+  return status;
+}
+
+/* Wiener on the GPU for 'auto' where one is usable, and for any GPU method
+ * asked for (the transforms are Wiener's own: a method only says "on the
+ * GPU"); on the CPU for cpu, for 'auto' where no GPU is usable, and for
+ * every method where the GPU cannot take the canvas (a wrapped side with
+ * a prime factor past 7, a side past its transforms, planes that do not
+ * fit), saying why in 'note'. */
+static CcStatus
+wiener (Deconv *d, CcResult *r, char *note, size_t size)
 {
   const CcWienerJob job = { d->w, d->h, d->K, d->f, d->u, &d->blur, d->o->border,
                             d->p->noise, wiener_tick, d };
+  const CcMethod method = d->o->method;
+  char why[sizeof r->message];
+  CcStatus status;
 
+  if (method != CC_METHOD_CPU)
+    {
+      if ((status = cc_context_gpu_status (d->ctx, why, sizeof why)) != CC_OK)
+        {
+          if (method != CC_METHOD_AUTO)
+            return cc_fail (r, status, "%s", why);
+          snprintf (note, size, "no GPU used: %.400s", why);
+        }
+      else
+        {
+          status = wiener_gpu (d, &job, r);
+          if (status != CC_ERROR_UNSUPPORTED && status != CC_ERROR_OUT_OF_MEMORY &&
+              (status != CC_ERROR_GPU || method != CC_METHOD_AUTO))
+            return status;
+          snprintf (note, size, "fell back to the CPU: %.400s", r->message);
+        }
+    }
   return cc_wiener (&job, r);
 }
 
@@ -531,7 +572,15 @@ tell_result (const Deconv *d, const char *note, CcResult *r)
               d->p->tv_weight > 0 ? ", total variation" : "", d->on_gpu ? " by " : "",
               d->on_gpu ? cc_method_name (d->ran) : "");
   else
-    snprintf (r->kernel, sizeof r->kernel, "cpu wiener");
+    {
+      CcWienerCanvas c;
+      const CcWienerJob job = { .width = d->w, .height = d->h, .channels = d->K,
+                                .blur = &d->blur, .border = d->o->border };
+
+      cc_wiener_canvas (&job, &c);
+      snprintf (r->kernel, sizeof r->kernel, "%s wiener, %lldx%lld canvas",
+                d->on_gpu ? "gpu" : "cpu", (long long) c.tx, (long long) c.ty);
+    }
   if (d->non_finite)
     snprintf (r->message, sizeof r->message, "%s%s%lld non-finite source samples taken as 0",
               note, note[0] ? "; " : "", (long long) d->non_finite);
@@ -565,11 +614,6 @@ cc_deconvolve (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcM
                     (long long) dst->width, (long long) dst->height);
   if (src->on_device || dst->on_device)
     return cc_fail (r, CC_ERROR_UNSUPPORTED, "deconvolution takes images in host memory");
-  if (p->algorithm == CC_DECONVOLVE_WIENER && o->method != CC_METHOD_AUTO &&
-      o->method != CC_METHOD_CPU)
-    return cc_fail (r, CC_ERROR_UNSUPPORTED,
-                    "Wiener deconvolution runs on the CPU (method auto or cpu), not %s",
-                    cc_method_name (o->method));
 
   values = malloc (sizeof (double) * 2 * (size_t) (mask->width * mask->height));
   if (!values)
@@ -606,7 +650,7 @@ cc_deconvolve (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcM
     }
   t_read = cc_now_ms ();
   status = p->algorithm == CC_DECONVOLVE_RICHARDSON_LUCY
-           ? richardson_lucy (&d, r, note, sizeof note) : wiener (&d, r);
+           ? richardson_lucy (&d, r, note, sizeof note) : wiener (&d, r, note, sizeof note);
   if (status != CC_OK)
     goto out;
   t_restored = cc_now_ms ();

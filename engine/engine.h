@@ -158,6 +158,36 @@ extern const CcKernels cc_kernels_basic, cc_kernels_constant, cc_kernels_tiled,
                        cc_kernels_fft;
 #endif
 
+/* Wiener deconvolution's job, on the CPU (deconvolve-fft.c) or the GPU
+ * (kernels/wiener.cu): planes of 'channels' interleaved floats a pixel,
+ * width x height, in host memory. */
+typedef struct
+{
+  int64_t      width, height;
+  int          channels;
+  const float *observed;     /* the blurred image */
+  float       *restored;     /* what the call writes */
+  const CcMask *blur;        /* scaled to sum 1, divisor 1, offset 0 */
+  CcBorder     border;
+  double       noise;        /* Wiener's balance */
+  /* Called before the first channel and after each (on the GPU, each
+   * pair), with the share done; true: stop. */
+  bool       (*tick) (double fraction, void *data);
+  void        *data;
+} CcWienerJob;
+
+/* Wiener's canvas: the image extended by its border mode to sides
+ * cc_fft_fast_side takes (room for the blur's reach on both sides), the
+ * image at (left, top); wrap: the image's own sides, its period.  The CPU
+ * and the GPU share it, so that they agree. */
+typedef struct
+{
+  int64_t tx, ty;
+  int64_t left, top;
+} CcWienerCanvas;
+
+void     cc_wiener_canvas (const CcWienerJob *job, CcWienerCanvas *canvas);
+
 /* The GPU back end (kernels/device.cu, or no-cuda.c without CUDA). */
 struct _CcGpu *cc_gpu_new        (const CcEnv *env, int threads);
 void           cc_gpu_free       (struct _CcGpu *gpu);
@@ -189,6 +219,14 @@ CcStatus       cc_gpu_rl_divide  (struct _CcGpu *gpu, float *t, const float *f, 
                                   char *message, size_t size);
 CcStatus       cc_gpu_rl_update  (struct _CcGpu *gpu, float *u, const float *g, float *t,
                                   int64_t w, int64_t h, int K, float tv_weight,
+                                  char *message, size_t size);
+/* Wiener's filter on the GPU (kernels/wiener.cu), the job's planes up
+ * once and down once, the filter's spectrum made once: CC_ERROR_UNSUPPORTED
+ * where a canvas side has a prime factor past 7 or is longer than the
+ * GPU's transforms take, CC_ERROR_OUT_OF_MEMORY where the image, the
+ * canvas and the filter do not fit in the GPU or 'budget' (bytes, 0: no
+ * bound). */
+CcStatus       cc_gpu_wiener     (struct _CcGpu *gpu, const CcWienerJob *job, uint64_t budget,
                                   char *message, size_t size);
 /* Page-locked host memory, or NULL (no GPU, or none to spare); freeing
  * returns false where 'ptr' is not the GPU's. */

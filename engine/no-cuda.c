@@ -122,6 +122,14 @@ cc_gpu_rl_update (struct _CcGpu *gpu, float *u, const float *g, float *t, int64_
   return cc_gpu_status (gpu, message, size);
 }
 
+CcStatus
+cc_gpu_wiener (struct _CcGpu *gpu, const CcWienerJob *job, uint64_t budget, char *message,
+               size_t size)
+{
+  (void) job; (void) budget;
+  return cc_gpu_status (gpu, message, size);
+}
+
 void *
 cc_gpu_host_alloc (struct _CcGpu *gpu, size_t bytes)
 {
