@@ -3,7 +3,10 @@
  * alpha kept), against the convolutions it runs measured alone: the same
  * mask on the same three device planes of floats, each call's median times
  * the 60 calls.  The rest is the planes' way up and down, the conversions
- * and the point-wise steps.  Wall-clock medians: a job syncs at its end.
+ * and the point-wise steps.  Then Wiener on the same image, on the GPU
+ * and by FFTW, the whole job and its restoring (kernel_ms: on the GPU the
+ * planes' way there and back included).  Wall-clock medians: a job syncs
+ * at its end.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -108,6 +111,31 @@ bench_deconvolve (CcContext *ctx, int size)
   }
   for (int i = 0; i < 2; i++)
     cc_device_free (ctx, planes[i]);
+
+  /* Wiener on the same image: the GPU's transforms, then FFTW's. */
+  p.algorithm = CC_DECONVOLVE_WIENER;
+  printf ("\nWiener, %dx%d RGBA 8-bit sRGB, noise %g, disc of radius 10:\n", size, size,
+          p.noise);
+  for (int m = 0; m < 2; m++)
+    {
+      double restore[JOBS];
+
+      o.method = m == 0 ? CC_METHOD_AUTO : CC_METHOD_CPU;
+      for (int j = 0; j < JOBS; j++)
+        {
+          const double t0 = bench_now_ms ();
+
+          if (cc_deconvolve (ctx, &src, &dst, &mask, &o, &p, &r) != CC_OK)
+            {
+              fprintf (stderr, "bench: deconvolve: Wiener: %s\n", r.message);
+              exit (1);
+            }
+          job[j] = bench_now_ms () - t0;
+          restore[j] = r.kernel_ms;
+        }
+      printf ("| %s | %.1f ms (the restoring %.1f ms) |\n", r.kernel, bench_median (job, JOBS),
+              bench_median (restore, JOBS));
+    }
   cc_transfer_free (srgb);
   free (values);
   free (in);

@@ -479,9 +479,16 @@ void         cc_deconvolve_params_init (CcDeconvolveParams *params);
  * channel, the channels in turn), and the result comes down once; the
  * border must not be white, and 'dst' must be of the source's sample type.
  * It runs on the CPU for cpu, and for 'auto' otherwise, saying why in the
- * message.  Wiener runs on the CPU (auto or cpu).  The result's upload_ms
- * is the source's reading (on the GPU, its way there), kernel_ms the
- * restoring, download_ms the writing of 'dst' (on the GPU, its way back). */
+ * message.  Wiener runs on the GPU for 'auto' where one is usable and for
+ * any GPU method asked for (its transforms are its own, so the method only
+ * says "on the GPU"; the result's method_used is fft and its kernel "gpu
+ * wiener"), on the CPU through FFTW for cpu; where the GPU cannot take the
+ * canvas (a wrapped side with a prime factor past 7, a side longer than its
+ * transforms take, the image, canvas and filter past its memory or the
+ * device budget) every method falls back to the CPU with a note in the
+ * message.  The result's upload_ms is the source's reading (on the GPU, for
+ * Richardson-Lucy, its way there), kernel_ms the restoring, download_ms the
+ * writing of 'dst' (for Richardson-Lucy on the GPU, its way back). */
 CcStatus     cc_deconvolve           (CcContext                *ctx,
                                       const CcImage            *src,
                                       const CcImage            *dst,

@@ -1,5 +1,6 @@
 /* Wiener deconvolution through FFTW: the image extended by its border mode
- * to a side FFTW transforms fast (wrap: the image's own sides, its period),
+ * to a side FFTW transforms fast (wrap: the image's own sides, its period;
+ * cc_wiener_canvas, which the GPU's kernels/wiener.cu shares),
  * each channel transformed once, multiplied by
  *   M / (|M|^2 + noise |L|^2)
  * where M is the blur's spectrum as a correlation (conj (M) blurs) and L
@@ -30,6 +31,24 @@ cc_fft_fast_side (int64_t n)
           r /= p;
       if (r == 1)
         return m;
+    }
+}
+
+void
+cc_wiener_canvas (const CcWienerJob *job, CcWienerCanvas *c)
+{
+  const CcMask *m = job->blur;
+
+  if (job->border == CC_BORDER_WRAP)
+    *c = (CcWienerCanvas) { job->width, job->height, 0, 0 };
+  else
+    {
+      /* Room for the blur's reach on both sides, so that the canvas's own
+       * period joins the border's extension, not the image. */
+      c->tx = cc_fft_fast_side (job->width + m->width - 1);
+      c->ty = cc_fft_fast_side (job->height + m->height - 1);
+      c->left = (c->tx - job->width) / 2;
+      c->top = (c->ty - job->height) / 2;
     }
 }
 
@@ -151,23 +170,14 @@ wiener_free (Wiener *w)
 CcStatus
 cc_wiener (const CcWienerJob *job, CcResult *result)
 {
-  const CcMask *m = job->blur;
   Wiener w = { .job = job };
+  CcWienerCanvas c;
 
-  if (job->border == CC_BORDER_WRAP)
-    {
-      w.tx = job->width;
-      w.ty = job->height;
-    }
-  else
-    {
-      /* Room for the blur's reach on both sides, so that the canvas's own
-       * period joins the border's extension, not the image. */
-      w.tx = cc_fft_fast_side (job->width + m->width - 1);
-      w.ty = cc_fft_fast_side (job->height + m->height - 1);
-      w.left = (w.tx - job->width) / 2;
-      w.top = (w.ty - job->height) / 2;
-    }
+  cc_wiener_canvas (job, &c);
+  w.tx = c.tx;
+  w.ty = c.ty;
+  w.left = c.left;
+  w.top = c.top;
   w.cx = w.tx / 2 + 1;
   w.real = fftwf_alloc_real ((size_t) (w.tx * w.ty));
   w.spectrum = fftwf_alloc_complex ((size_t) (w.cx * w.ty));

@@ -3,8 +3,9 @@
  * as convolutions by the engine itself (so each step takes whatever path
  * costs least: on the GPU its methods on device planes, on the CPU direct
  * sums, two passes or FFTW's tiles) with point-wise steps between them
- * (deconvolve-steps.h), or Wiener's filter (deconvolve-fft.c), and writes
- * the result with alpha and the kept channels as they were.
+ * (deconvolve-steps.h), or Wiener's filter (on the GPU kernels/wiener.cu,
+ * on the CPU deconvolve-fft.c), and writes the result with alpha and the
+ * kept channels as they were.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -417,64 +418,61 @@ gpu_planes_free (Deconv *d)
   d->gpu = false;
 }
 
-/* The four planes on the device, of d->planes channels each; within three
- * quarters of a device budget, if one is set, with the source, so that the
- * convolutions keep room for their own. */
-static CcStatus
-gpu_planes (Deconv *d, CcResult *r)
+static uint64_t
+device_budget (Deconv *d)
 {
-  const size_t bytes = sizeof (float) * (size_t) (d->w * d->h * d->planes);
-  const size_t source = (size_t) (d->w * d->h * d->src->channels) *
-                        cc_type_size (d->src->type);
-  CcStatus status = CC_OK;
   uint64_t budget;
 
   pthread_mutex_lock (&d->ctx->lock);
   budget = d->ctx->budget;
   pthread_mutex_unlock (&d->ctx->lock);
-  if (budget && source + 4 * bytes > budget / 4 * 3)
-    return cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "the deconvolution's source and four planes "
-                    "(%zu MB each) take more than 3/4 of the device budget", bytes >> 20);
-  for (int i = 0; i < 4 && status == CC_OK; i++)
+  return budget;
+}
+
+static size_t
+source_bytes (const Deconv *d)
+{
+  return (size_t) (d->w * d->h * d->src->channels) * cc_type_size (d->src->type);
+}
+
+/* 'n' planes on the device, of d->planes channels each; with a device
+ * budget, within 'share' of it with the source. */
+static CcStatus
+gpu_planes (Deconv *d, int n, double share, CcResult *r)
+{
+  const size_t bytes = sizeof (float) * (size_t) (d->w * d->h * d->planes);
+  const uint64_t budget = device_budget (d);
+  CcStatus status = CC_OK;
+
+  if (budget && source_bytes (d) + n * bytes > budget * share)
+    return cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "the deconvolution's source and %d plane%s "
+                    "(%zu MB each) take more than %g of the device budget", n,
+                    n == 1 ? "" : "s", bytes >> 20, share);
+  for (int i = 0; i < n && status == CC_OK; i++)
     status = cc_device_alloc (d->ctx, bytes, (void **) &d->dev[i]);
   if (status != CC_OK)
     {
       gpu_planes_free (d);
-      return cc_fail (r, status, "no room on the GPU for the deconvolution's four planes "
-                      "(%zu MB each)", bytes >> 20);
+      return cc_fail (r, status, "no room on the GPU for the deconvolution's %d plane%s "
+                      "(%zu MB each)", n, n == 1 ? "" : "s", bytes >> 20);
     }
   d->gpu = true;
   return CC_OK;
 }
 
-/* Richardson–Lucy on the GPU: the source up once in its own samples, its
- * colour channels restored together where their planes fit, else one at a
- * time, each read, iterated and written back there, and the result down
- * once. */
+/* The source up to the device, once, in its own samples. */
 static CcStatus
-rl_gpu (Deconv *d, CcResult *r)
+gpu_source_up (Deconv *d, CcResult *r)
 {
-  const bool flat = d->p->start == CC_DECONVOLVE_START_FLAT;
-  CcStatus status;
+  return cc_gpu_source_up (d->ctx->gpu, d->src, d->o->transfer, d->K, &d->source,
+                           r->message, sizeof r->message);
+}
 
-  if ((status = cc_gpu_source_up (d->ctx->gpu, d->src, d->o->transfer, d->K, &d->source,
-                                  r->message, sizeof r->message)) != CC_OK)
-    return status;
-  d->planes = d->K;
-  status = gpu_planes (d, r);
-  if (status == CC_ERROR_OUT_OF_MEMORY && d->K > 1)
-    {
-      d->planes = 1;
-      status = gpu_planes (d, r);
-    }
-  d->t_read = cc_now_ms ();
-  d->done = 0;
-  for (int k0 = 0; k0 < d->K && status == CC_OK; k0 += d->planes)
-    if ((status = cc_gpu_rl_read (d->source, k0, d->planes, d->dev[0], d->dev[1], flat,
-                                  r->message, sizeof r->message)) == CC_OK &&
-        (status = rl_iterate (d, r)) == CC_OK)
-      status = cc_gpu_rl_write (d->source, d->dev[1], k0, d->planes, d->store.mode,
-                                d->o->clamp, r->message, sizeof r->message);
+/* The source down into dst where the job went well, and the device's
+ * memory freed. */
+static CcStatus
+gpu_source_down (Deconv *d, CcStatus status, CcResult *r)
+{
   d->t_restored = cc_now_ms ();
   if (status == CC_OK)
     status = cc_gpu_source_down (d->source, d->dst, &d->non_finite, r->message,
@@ -486,6 +484,54 @@ rl_gpu (Deconv *d, CcResult *r)
   return status;
 }
 
+/* Richardson–Lucy on the GPU: the source up once in its own samples, its
+ * colour channels restored together where their four planes fit (within
+ * three quarters of a device budget, so that the convolutions keep room
+ * for their own), else one at a time, each read, iterated and written back
+ * there, and the result down once. */
+static CcStatus
+rl_gpu (Deconv *d, CcResult *r)
+{
+  const bool flat = d->p->start == CC_DECONVOLVE_START_FLAT;
+  CcStatus status;
+
+  if ((status = gpu_source_up (d, r)) != CC_OK)
+    return status;
+  d->planes = d->K;
+  status = gpu_planes (d, 4, 0.75, r);
+  if (status == CC_ERROR_OUT_OF_MEMORY && d->K > 1)
+    {
+      d->planes = 1;
+      status = gpu_planes (d, 4, 0.75, r);
+    }
+  d->t_read = cc_now_ms ();
+  d->done = 0;
+  for (int k0 = 0; k0 < d->K && status == CC_OK; k0 += d->planes)
+    if ((status = cc_gpu_source_read (d->source, k0, d->planes, d->dev[0], d->dev[1], flat,
+                                      r->message, sizeof r->message)) == CC_OK &&
+        (status = rl_iterate (d, r)) == CC_OK)
+      status = cc_gpu_source_write (d->source, d->dev[1], k0, d->planes, d->store.mode,
+                                    d->o->clamp, r->message, sizeof r->message);
+  return gpu_source_down (d, status, r);
+}
+
+/* Whether the GPU can write this job's result (it writes the source's own
+ * samples); if not, why. */
+static CcStatus
+gpu_usable (Deconv *d, char *why, size_t size)
+{
+  CcStatus status = cc_context_gpu_status (d->ctx, why, size);
+
+  if (status != CC_OK)
+    return status;
+  if (d->dst->type != d->src->type)
+    {
+      snprintf (why, size, "the GPU writes the source's own sample type");
+      return CC_ERROR_UNSUPPORTED;
+    }
+  return CC_OK;
+}
+
 /* Whether Richardson–Lucy can run on the GPU, and by which method
  * (d->method: 'auto' weighs the mask once a job, not once a convolution);
  * if not, why.  A device image has no constant border but 0, and the
@@ -493,18 +539,13 @@ rl_gpu (Deconv *d, CcResult *r)
 static CcStatus
 gpu_method (Deconv *d, char *why, size_t size)
 {
-  CcStatus status = cc_context_gpu_status (d->ctx, why, size);
+  CcStatus status = gpu_usable (d, why, size);
 
   if (status != CC_OK)
     return status;
   if (d->o->border == CC_BORDER_WHITE)
     {
       snprintf (why, size, "the GPU takes no white border");
-      return CC_ERROR_UNSUPPORTED;
-    }
-  if (d->dst->type != d->src->type)
-    {
-      snprintf (why, size, "the GPU writes the source's own sample type");
       return CC_ERROR_UNSUPPORTED;
     }
   d->method = d->o->method == CC_METHOD_AUTO
@@ -583,14 +624,79 @@ wiener_tick (double fraction, void *data)
   return d->o->cancel && d->o->cancel (d->o->user_data);
 }
 
-static CcStatus
-wiener (Deconv *d, CcResult *r)
+static CcWienerJob
+wiener_job (Deconv *d, const float *observed, float *restored)
 {
-  CcStatus status = host_planes (d, r);
-  const CcWienerJob job = { d->w, d->h, d->K, d->f, d->u, &d->blur, d->o->border,
-                            d->p->noise, wiener_tick, d };
+  return (CcWienerJob) { d->w, d->h, d->K, observed, restored, &d->blur, d->o->border,
+                         d->p->noise, wiener_tick, d };
+}
 
-  return status == CC_OK ? cc_wiener (&job, r) : status;
+/* Wiener on the GPU: the source up once in its own samples, read into one
+ * plane of its colour there, filtered in place (kernels/wiener.cu: the
+ * canvas and the filter within the budget left), written back and down
+ * once. */
+static CcStatus
+wiener_gpu (Deconv *d, CcResult *r)
+{
+  const uint64_t budget = device_budget (d), source = source_bytes (d);
+  CcWienerJob job;
+  CcStatus status;
+
+  /* The transforms are Wiener's own, of the fft method's kind. */
+  d->ran = CC_METHOD_FFT;
+  d->planes = d->K;
+  if ((status = gpu_source_up (d, r)) != CC_OK)
+    return status;
+  if ((status = gpu_planes (d, 1, 1.0, r)) == CC_OK)
+    {
+      job = wiener_job (d, d->dev[0], d->dev[0]);
+      d->t_read = cc_now_ms ();
+      if ((status = cc_gpu_source_read (d->source, 0, d->K, d->dev[0], NULL, false,
+                                        r->message, sizeof r->message)) == CC_OK &&
+          (status = cc_gpu_wiener (d->ctx->gpu, &job,
+                                   budget ? (budget > source ? budget - source : 1) : 0,
+                                   r->message, sizeof r->message)) == CC_OK)
+        status = cc_gpu_source_write (d->source, d->dev[0], 0, d->K, d->store.mode,
+                                      d->o->clamp, r->message, sizeof r->message);
+    }
+  return gpu_source_down (d, status, r);
+}
+
+/* Wiener on the GPU for 'auto' where one is usable, and for any GPU method
+ * asked for (the transforms are Wiener's own: a method only says "on the
+ * GPU"); on the CPU for cpu, for 'auto' where no GPU is usable, and for
+ * every method where the GPU cannot take the canvas (a wrapped side with
+ * a prime factor past 7, a side past its transforms, planes that do not
+ * fit), saying why in 'note'. */
+static CcStatus
+wiener (Deconv *d, CcResult *r, char *note, size_t size)
+{
+  const CcMethod method = d->o->method;
+  char why[sizeof r->message];
+  CcWienerJob job;
+  CcStatus status;
+
+  if (method != CC_METHOD_CPU)
+    {
+      if ((status = gpu_usable (d, why, sizeof why)) != CC_OK)
+        {
+          if (method != CC_METHOD_AUTO)
+            return cc_fail (r, status, "%s", why);
+          snprintf (note, size, "no GPU used: %.400s", why);
+        }
+      else
+        {
+          status = wiener_gpu (d, r);
+          if (status != CC_ERROR_UNSUPPORTED && status != CC_ERROR_OUT_OF_MEMORY &&
+              (status != CC_ERROR_GPU || method != CC_METHOD_AUTO))
+            return status;
+          snprintf (note, size, "fell back to the CPU: %.400s", r->message);
+        }
+    }
+  if ((status = host_planes (d, r)) != CC_OK)
+    return status;
+  job = wiener_job (d, d->f, d->u);
+  return cc_wiener (&job, r);
 }
 
 /* What ran, where, and what the caller should know. */
@@ -607,7 +713,15 @@ tell_result (const Deconv *d, const char *note, CcResult *r)
               d->on_gpu && d->planes < d->K ? ", a channel at a time" : "",
               d->on_gpu ? " by " : "", d->on_gpu ? cc_method_name (d->ran) : "");
   else
-    snprintf (r->kernel, sizeof r->kernel, "cpu wiener");
+    {
+      CcWienerCanvas c;
+      const CcWienerJob job = { .width = d->w, .height = d->h, .channels = d->K,
+                                .blur = &d->blur, .border = d->o->border };
+
+      cc_wiener_canvas (&job, &c);
+      snprintf (r->kernel, sizeof r->kernel, "%s wiener, %lldx%lld canvas",
+                d->on_gpu ? "gpu" : "cpu", (long long) c.tx, (long long) c.ty);
+    }
   if (d->non_finite)
     snprintf (r->message, sizeof r->message, "%s%s%lld non-finite source samples taken as 0",
               note, note[0] ? "; " : "", (long long) d->non_finite);
@@ -639,11 +753,6 @@ cc_deconvolve (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcM
                     (long long) dst->width, (long long) dst->height);
   if (src->on_device || dst->on_device)
     return cc_fail (r, CC_ERROR_UNSUPPORTED, "deconvolution takes images in host memory");
-  if (p->algorithm == CC_DECONVOLVE_WIENER && o->method != CC_METHOD_AUTO &&
-      o->method != CC_METHOD_CPU)
-    return cc_fail (r, CC_ERROR_UNSUPPORTED,
-                    "Wiener deconvolution runs on the CPU (method auto or cpu), not %s",
-                    cc_method_name (o->method));
 
   values = malloc (sizeof (double) * 2 * (size_t) (mask->width * mask->height));
   if (!values)
@@ -664,7 +773,7 @@ cc_deconvolve (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcM
   d.K = restored_channels (src, o);
   d.dst = dst;
   status = p->algorithm == CC_DECONVOLVE_RICHARDSON_LUCY
-           ? richardson_lucy (&d, r, note, sizeof note) : wiener (&d, r);
+           ? richardson_lucy (&d, r, note, sizeof note) : wiener (&d, r, note, sizeof note);
   if (status != CC_OK)
     goto out;
   if (!d.on_gpu)

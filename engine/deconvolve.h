@@ -8,24 +8,8 @@
 
 #include "engine.h"
 
-/* Planes of 'channels' interleaved floats a pixel, width x height. */
-typedef struct
-{
-  int64_t      width, height;
-  int          channels;
-  const float *observed;     /* the blurred image */
-  float       *restored;     /* what the call writes */
-  const CcMask *blur;        /* scaled to sum 1, divisor 1, offset 0 */
-  CcBorder     border;
-  double       noise;        /* Wiener's balance */
-  /* Called before the first channel and after each, with the share
-   * done; true: stop. */
-  bool       (*tick) (double fraction, void *data);
-  void        *data;
-} CcWienerJob;
-
-/* Wiener's filter over the image extended by its border (FFTW); without
- * FFTW, CC_ERROR_UNSUPPORTED. */
+/* Wiener's filter over the image extended by its border (FFTW) on
+ * cc_wiener_canvas's canvas; without FFTW, CC_ERROR_UNSUPPORTED. */
 CcStatus cc_wiener (const CcWienerJob *job, CcResult *result);
 
 /* The smallest side at or above n that FFTW transforms fast: 2^a 3^b 5^c 7^d. */

@@ -158,6 +158,37 @@ extern const CcKernels cc_kernels_basic, cc_kernels_constant, cc_kernels_tiled,
                        cc_kernels_fft;
 #endif
 
+/* Wiener deconvolution's job, on the CPU (deconvolve-fft.c) or the GPU
+ * (kernels/wiener.cu): planes of 'channels' interleaved floats a pixel,
+ * width x height, in host memory for the CPU and device memory for the
+ * GPU. */
+typedef struct
+{
+  int64_t      width, height;
+  int          channels;
+  const float *observed;     /* the blurred image */
+  float       *restored;     /* what the call writes */
+  const CcMask *blur;        /* scaled to sum 1, divisor 1, offset 0 */
+  CcBorder     border;
+  double       noise;        /* Wiener's balance */
+  /* Called before the first channel and after each (on the GPU, each
+   * pair), with the share done; true: stop. */
+  bool       (*tick) (double fraction, void *data);
+  void        *data;
+} CcWienerJob;
+
+/* Wiener's canvas: the image extended by its border mode to sides
+ * cc_fft_fast_side takes (room for the blur's reach on both sides), the
+ * image at (left, top); wrap: the image's own sides, its period.  The CPU
+ * and the GPU share it, so that they agree. */
+typedef struct
+{
+  int64_t tx, ty;
+  int64_t left, top;
+} CcWienerCanvas;
+
+void     cc_wiener_canvas (const CcWienerJob *job, CcWienerCanvas *canvas);
+
 /* The GPU back end (kernels/device.cu, or no-cuda.c without CUDA). */
 struct _CcGpu *cc_gpu_new        (const CcEnv *env, int threads);
 void           cc_gpu_free       (struct _CcGpu *gpu);
@@ -179,23 +210,24 @@ CcStatus       cc_gpu_alloc      (struct _CcGpu *gpu, size_t bytes, void **ptr,
 void           cc_gpu_release    (struct _CcGpu *gpu, void *ptr);
 CcStatus       cc_gpu_copy       (struct _CcGpu *gpu, void *dst, const void *src,
                                   size_t bytes, char *message, size_t size);
-/* Richardson–Lucy on the GPU (kernels/deconvolve.cu), queued on the legacy
- * default stream.  The source goes up once in its own samples, with its
+/* Deconvolution's source on the GPU (kernels/deconvolve.cu), queued on the
+ * legacy default stream.  It goes up once in its own samples, with its
  * transfer's tables (NULL: none) for its first 'colour' channels; reading
- * takes its channels k0 .. k0 + K - 1 into f (non-finite samples, counted,
- * and negative light as 0) and starts u (flat: 0.5, else f); writing puts
- * u back into those channels of the source's samples (clamped where asked;
- * a channel whose mode is CC_MODE_COPY left as it came), and the source
- * goes down into 'dst' (of its type, channels and size), with the count of
- * non-finite samples read. */
+ * takes its channels k0 .. k0 + K - 1 into the device plane f (non-finite
+ * samples, counted, as 0), and with u starts Richardson–Lucy (negative
+ * light as 0 too; u flat, 0.5, or f); writing puts a plane back into those
+ * channels of the source's samples (clamped where asked; a channel whose
+ * mode is CC_MODE_COPY left as it came), and the source goes down into
+ * 'dst' (of its type, channels and size), with the count of non-finite
+ * samples read. */
 typedef struct _CcGpuSource CcGpuSource;
 CcStatus       cc_gpu_source_up  (struct _CcGpu *gpu, const CcImage *src, const CcTransfer *t,
                                   int colour, CcGpuSource **out, char *message, size_t size);
-CcStatus       cc_gpu_rl_read    (CcGpuSource *s, int k0, int K, float *f, float *u, bool flat,
-                                  char *message, size_t size);
-CcStatus       cc_gpu_rl_write   (CcGpuSource *s, const float *u, int k0, int K,
-                                  const unsigned char *mode, bool clamp, char *message,
-                                  size_t size);
+CcStatus       cc_gpu_source_read (CcGpuSource *s, int k0, int K, float *f, float *u,
+                                   bool flat, char *message, size_t size);
+CcStatus       cc_gpu_source_write (CcGpuSource *s, const float *u, int k0, int K,
+                                    const unsigned char *mode, bool clamp, char *message,
+                                    size_t size);
 CcStatus       cc_gpu_source_down (CcGpuSource *s, const CcImage *dst, int64_t *non_finite,
                                    char *message, size_t size);
 void           cc_gpu_source_free (CcGpuSource *s);
@@ -206,6 +238,15 @@ CcStatus       cc_gpu_rl_divide  (struct _CcGpu *gpu, float *t, const float *f, 
                                   char *message, size_t size);
 CcStatus       cc_gpu_rl_update  (struct _CcGpu *gpu, float *u, const float *g, float *t,
                                   int64_t w, int64_t h, int K, float tv_weight,
+                                  char *message, size_t size);
+/* Wiener's filter on the GPU (kernels/wiener.cu), on the job's planes in
+ * device memory (observed and restored may be one), the filter's spectrum
+ * made once: CC_ERROR_UNSUPPORTED
+ * where a canvas side has a prime factor past 7 or is longer than the
+ * GPU's transforms take, CC_ERROR_OUT_OF_MEMORY where the image, the
+ * canvas and the filter do not fit in the GPU or 'budget' (bytes, 0: no
+ * bound). */
+CcStatus       cc_gpu_wiener     (struct _CcGpu *gpu, const CcWienerJob *job, uint64_t budget,
                                   char *message, size_t size);
 /* Page-locked host memory, or NULL (no GPU, or none to spare); freeing
  * returns false where 'ptr' is not the GPU's. */

@@ -108,16 +108,16 @@ cc_gpu_source_up (struct _CcGpu *gpu, const CcImage *src, const CcTransfer *t, i
 }
 
 CcStatus
-cc_gpu_rl_read (CcGpuSource *s, int k0, int K, float *f, float *u, bool flat, char *message,
-                size_t size)
+cc_gpu_source_read (CcGpuSource *s, int k0, int K, float *f, float *u, bool flat,
+                    char *message, size_t size)
 {
   (void) s; (void) k0; (void) K; (void) f; (void) u; (void) flat;
   return cc_gpu_status (NULL, message, size);
 }
 
 CcStatus
-cc_gpu_rl_write (CcGpuSource *s, const float *u, int k0, int K, const unsigned char *mode,
-                 bool clamp, char *message, size_t size)
+cc_gpu_source_write (CcGpuSource *s, const float *u, int k0, int K, const unsigned char *mode,
+                     bool clamp, char *message, size_t size)
 {
   (void) s; (void) u; (void) k0; (void) K; (void) mode; (void) clamp;
   return cc_gpu_status (NULL, message, size);
@@ -150,6 +150,14 @@ cc_gpu_rl_update (struct _CcGpu *gpu, float *u, const float *g, float *t, int64_
                   int K, float tv_weight, char *message, size_t size)
 {
   (void) u; (void) g; (void) t; (void) w; (void) h; (void) K; (void) tv_weight;
+  return cc_gpu_status (gpu, message, size);
+}
+
+CcStatus
+cc_gpu_wiener (struct _CcGpu *gpu, const CcWienerJob *job, uint64_t budget, char *message,
+               size_t size)
+{
+  (void) job; (void) budget;
   return cc_gpu_status (gpu, message, size);
 }
 

@@ -1,10 +1,11 @@
-/* Richardson–Lucy on the GPU around the convolutions the engine runs by
- * its GPU methods (engine/deconvolve.c): the source goes up once in its own
- * samples and is read into float planes here (linear light through its
- * transfer's tables), the point-wise steps run between the convolutions,
- * and the estimate is written back into the source's samples, which go
- * down once; so the host converts nothing and no plane of floats crosses
- * the bus.  Everything queues on the legacy default stream, after which
+/* Deconvolution's source on the GPU, and Richardson–Lucy's steps around
+ * the convolutions the engine runs by its GPU methods (engine/deconvolve.c):
+ * the source goes up once in its own samples and is read into float planes
+ * here (linear light through its transfer's tables), Richardson–Lucy's
+ * point-wise steps run between the convolutions (Wiener's transforms are
+ * kernels/wiener.cu), and the result is written back into the source's
+ * samples, which go down once; so the host converts nothing and no plane
+ * of floats crosses the bus.  Everything queues on the legacy default stream, after which
  * cc_convolve reads device images, so no iteration waits on the host.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
@@ -86,12 +87,12 @@ sample_out<uint16_t> (const DevTransfer &t, bool tables, int c, float v, uint16_
     from_f (v, o);
 }
 
-/* The start, channels k0 .. k0 + K - 1 of the source into f: non-finite
- * samples (counted) and negative light as 0; the estimate u flat (0.5) or
- * the image.  A thread a column. */
+/* Channels k0 .. k0 + K - 1 of the source into f, non-finite samples
+ * (counted) as 0; with u, Richardson-Lucy's start: negative light as 0 too,
+ * and the estimate u flat (0.5) or the image.  A thread a column. */
 template <typename T>
 __global__ void
-rl_read (const T *in, int C, long long w, long long h, DevTransfer t, bool tables, int k0,
+source_read (const T *in, int C, long long w, long long h, DevTransfer t, bool tables, int k0,
          int K, float *f, float *u, bool flat, unsigned long long *non_finite)
 {
   const long long x = blockIdx.x * (long long) blockDim.x + threadIdx.x;
@@ -103,23 +104,24 @@ rl_read (const T *in, int C, long long w, long long h, DevTransfer t, bool table
     for (int k = 0; k < K; k++)
       {
         const float v = sample_in<T> (t, tables, k0 + k, in[(y * w + x) * C + k0 + k]);
-        const float s = isfinite (v) && v > 0.0f ? v : 0.0f;
+        const float s = !isfinite (v) ? 0.0f : u && v < 0.0f ? 0.0f : v;
         const long long i = (y * w + x) * K + k;
 
         odd += !isfinite (v);
         f[i] = s;
-        u[i] = flat ? 0.5f : s;
+        if (u)
+          u[i] = flat ? 0.5f : s;
       }
   if (odd)
     atomicAdd (non_finite, odd);
 }
 
-/* The estimate of channels k0 .. k0 + K - 1 back into the source's
- * samples: non-finite as 0, clamped where asked, channels whose mode is
- * copy left as they are. */
+/* The restored channels k0 .. k0 + K - 1 back into the source's samples:
+ * non-finite as 0, clamped where asked, channels whose mode is copy left as
+ * they are. */
 template <typename T>
 __global__ void
-rl_write (const float *u, int k0, int K, T *out, int C, long long w, long long h,
+source_write (const float *u, int k0, int K, T *out, int C, long long w, long long h,
           DevTransfer t, bool tables, uchar4 mode, bool clamp)
 {
   const long long x = blockIdx.x * (long long) blockDim.x + threadIdx.x;
@@ -265,16 +267,16 @@ cc_gpu_source_up (struct _CcGpu *g, const CcImage *src, const CcTransfer *t, int
 }
 
 extern "C" CcStatus
-cc_gpu_rl_read (CcGpuSource *s, int k0, int K, float *f, float *u, bool flat, char *message,
-                size_t size)
+cc_gpu_source_read (CcGpuSource *s, int k0, int K, float *f, float *u, bool flat,
+                    char *message, size_t size)
 {
   const dim3 grid = column_grid (s->width, s->height);
   const bool tables = s->tables != NULL;
   CcStatus status = cc_gpu_status (s->gpu, message, size);
 
-#define READ(T) rl_read<T><<<grid, THREADS>>> ((const T *) s->samples, s->channels, s->width, \
-                                               s->height, s->transfer, tables, k0, K, f, u, \
-                                               flat, s->non_finite)
+#define READ(T) source_read<T><<<grid, THREADS>>> ((const T *) s->samples, s->channels, \
+                                                   s->width, s->height, s->transfer, tables, \
+                                                   k0, K, f, u, flat, s->non_finite)
   if (status != CC_OK)
     return status;
   switch (s->type)
@@ -291,17 +293,17 @@ cc_gpu_rl_read (CcGpuSource *s, int k0, int K, float *f, float *u, bool flat, ch
 }
 
 extern "C" CcStatus
-cc_gpu_rl_write (CcGpuSource *s, const float *u, int k0, int K, const unsigned char *mode,
-                 bool clamp, char *message, size_t size)
+cc_gpu_source_write (CcGpuSource *s, const float *u, int k0, int K, const unsigned char *mode,
+                     bool clamp, char *message, size_t size)
 {
   const dim3 grid = column_grid (s->width, s->height);
   const bool tables = s->tables != NULL;
   const uchar4 m = make_uchar4 (mode[0], mode[1], mode[2], mode[3]);
   CcStatus status = cc_gpu_status (s->gpu, message, size);
 
-#define WRITE(T) rl_write<T><<<grid, THREADS>>> (u, k0, K, (T *) s->samples, s->channels, \
-                                                 s->width, s->height, s->transfer, tables, m, \
-                                                 clamp)
+#define WRITE(T) source_write<T><<<grid, THREADS>>> (u, k0, K, (T *) s->samples, \
+                                                     s->channels, s->width, s->height, \
+                                                     s->transfer, tables, m, clamp)
   if (status != CC_OK)
     return status;
   switch (s->type)

@@ -1,6 +1,7 @@
 /* The DFT building blocks the fft method's kernels share (kernels/fft.cu):
  * complex products, the twiddles of 32 points, DFTs of 2 to 32 points in
- * registers, and a Stockham FFT of power-of-two sequences in shared memory.
+ * registers (and of 3, 5 and 7, Wiener's mixed radices: kernels/wiener.cu),
+ * and a Stockham FFT of power-of-two sequences in shared memory.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -122,6 +123,76 @@ dft (float2 *u)
       for (int k2 = 0; k2 < B; k2++)
         u[k1 + 4 * k2] = b[k2];
     }
+}
+
+/* Odd R points (Wiener's mixed radices, kernels/wiener.cu), by the
+ * symmetric pairs u_n + u_(R-n) and u_n - u_(R-n): each output pair k, R - k
+ * shares their cosine and sine sums.  c and s hold cos and sin (2 pi m / R),
+ * known at compile time once unrolled. */
+template <int R>
+__device__ __forceinline__ void
+dft_odd (float2 *u, const float *c, const float *s)
+{
+  constexpr int H = (R - 1) / 2;
+  float2 a[H], b[H], y0 = u[0];
+
+#pragma unroll
+  for (int n = 1; n <= H; n++)
+    {
+      a[n - 1] = make_float2 (u[n].x + u[R - n].x, u[n].y + u[R - n].y);
+      b[n - 1] = make_float2 (u[n].x - u[R - n].x, u[n].y - u[R - n].y);
+      y0 = make_float2 (y0.x + a[n - 1].x, y0.y + a[n - 1].y);
+    }
+#pragma unroll
+  for (int k = 1; k <= H; k++)
+    {
+      float2 re = u[0], im = make_float2 (0.0f, 0.0f);
+
+#pragma unroll
+      for (int n = 1; n <= H; n++)
+        {
+          const int m = n * k % R;
+
+          re = make_float2 (re.x + a[n - 1].x * c[m], re.y + a[n - 1].y * c[m]);
+          im = make_float2 (im.x + b[n - 1].x * s[m], im.y + b[n - 1].y * s[m]);
+        }
+      /* X_k = re - i im, X_(R-k) = re + i im */
+      u[k] = make_float2 (re.x + im.y, re.y - im.x);
+      u[R - k] = make_float2 (re.x - im.y, re.y + im.x);
+    }
+  u[0] = y0;
+}
+
+template <>
+__device__ __forceinline__ void
+dft<3> (float2 *u)
+{
+  const float c[3] = { 1.0f, -0.5f, -0.5f };
+  const float s[3] = { 0.0f, 0.866025404f, -0.866025404f };
+
+  dft_odd<3> (u, c, s);
+}
+
+template <>
+__device__ __forceinline__ void
+dft<5> (float2 *u)
+{
+  const float c[5] = { 1.0f, 0.309016994f, -0.809016994f, -0.809016994f, 0.309016994f };
+  const float s[5] = { 0.0f, 0.951056516f, 0.587785252f, -0.587785252f, -0.951056516f };
+
+  dft_odd<5> (u, c, s);
+}
+
+template <>
+__device__ __forceinline__ void
+dft<7> (float2 *u)
+{
+  const float c[7] = { 1.0f, 0.623489802f, -0.222520934f, -0.900968868f, -0.900968868f,
+                       -0.222520934f, 0.623489802f };
+  const float s[7] = { 0.0f, 0.781831482f, 0.974927912f, 0.433883739f, -0.433883739f,
+                       -0.974927912f, -0.781831482f };
+
+  dft_odd<7> (u, c, s);
 }
 
 /* ---- A Stockham FFT in shared memory ----

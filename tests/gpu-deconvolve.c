@@ -5,6 +5,8 @@
  * written there for each sample type, with and without a transfer, alpha
  * and kept channels; the channels one at a time under a device budget;
  * and where the GPU cannot take the job, 'auto' says why it took the CPU.
+ * Wiener on the GPU against FFTW's, on the same canvas, for masks to
+ * 1023x1023 and every border.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -280,6 +282,178 @@ run_white (CcContext *ctx)
          "a white border by fft: %s '%s'", cc_status_name (st), r.message);
 }
 
+/* Wiener on the GPU against FFTW's on the CPU, on the same canvas: within
+ * 1e-4 in float, the GPU's path named in the result ("gpu wiener"); or,
+ * where 'falls_back' (a wrapped side with a prime factor past 7), the CPU
+ * and a note saying why.  The scene is blurred by the mask first, as the
+ * images Wiener is for are: on a sharp image a 1023x1023 blur's inverse
+ * reaches 100 and FFTW's float result itself is 4e-4 from a double one. */
+typedef struct
+{
+  int         mask;
+  CcShape     shape;
+  int64_t     width, height;
+  int         channels;
+  CcBorder    border;
+  CcMethod    method;
+  bool        falls_back;
+} WienerCase;
+
+static void
+run_wiener (CcContext *ctx, const WienerCase *c)
+{
+  const size_t n = (size_t) (c->width * c->height * c->channels);
+  float *in = malloc (sizeof (float) * n), *gpu = malloc (sizeof (float) * n);
+  float *cpu = malloc (sizeof (float) * n);
+  const int64_t stride = c->width * c->channels * 4;
+  const CcImage src = { in, CC_TYPE_FLOAT, c->channels, c->width, c->height, stride, false };
+  const CcImage out_gpu = { gpu, CC_TYPE_FLOAT, c->channels, c->width, c->height, stride, false };
+  const CcImage out_cpu = { cpu, CC_TYPE_FLOAT, c->channels, c->width, c->height, stride, false };
+  const GpuCase shape = { .mask = c->mask, .shape = c->shape };
+  CcDeconvolveParams p;
+  CcOptions o;
+  CcResult rg, rc;
+  CcMask mask, blur;
+  double *values = case_mask (&shape, &mask), worst = 0;
+  CcStatus sg, sc;
+  bool path;
+
+  /* The blur Wiener undoes: the mask over its sum (the matrices' divisor
+   * is 1). */
+  blur = mask;
+  cc_mask_normalize (&blur);
+  for (size_t i = 0; i < n; i++)
+    cpu[i] = check_scene ((int64_t) (i / c->channels) % c->width,
+                          (int64_t) (i / c->channels) / c->width, (int) (i % c->channels));
+  cc_options_init (&o);
+  o.border = c->border;
+  o.clamp = false;
+  o.alpha_weighting = false;
+  o.method = CC_METHOD_CPU;
+  CHECK (cc_convolve (ctx, &out_cpu, 0, 0, &src, &blur, &o, &rc) == CC_OK, "the blur: %s",
+         rc.message);
+  cc_deconvolve_params_init (&p);
+  p.algorithm = CC_DECONVOLVE_WIENER;
+  cc_options_init (&o);
+  o.border = c->border;
+  o.clamp = false;
+  o.method = c->method;
+  sg = cc_deconvolve (ctx, &src, &out_gpu, &mask, &o, &p, &rg);
+  o.method = CC_METHOD_CPU;
+  sc = cc_deconvolve (ctx, &src, &out_cpu, &mask, &o, &p, &rc);
+  for (size_t i = 0; i < n; i++)
+    worst = fmax (worst, fabs ((double) gpu[i] - cpu[i]));
+  path = c->falls_back
+         ? strncmp (rg.kernel, "cpu wiener", 10) == 0 && strstr (rg.message, "fell back") &&
+           strstr (rg.message, "primes 2, 3, 5 and 7")
+         : strncmp (rg.kernel, "gpu wiener", 10) == 0 && rg.method_used == CC_METHOD_FFT;
+  CHECK (sg == CC_OK && sc == CC_OK && worst <= 1e-4 && path,
+         "Wiener %dx%d %s, %lldx%lldx%d, %s border, by %s: GPU (%s, %.1f ms) %.2e from the "
+         "CPU (%s, %.1f ms) ('%s' '%s')", c->mask, c->mask,
+         c->shape == CC_SHAPE_MATRIX ? "matrix" : cc_shape_name (c->shape),
+         (long long) c->width, (long long) c->height, c->channels, cc_border_name (c->border),
+         cc_method_name (c->method), rg.kernel, rg.total_ms, worst, rc.kernel, rc.total_ms,
+         rg.message, rc.message);
+  printf ("wiener %dx%d %s, %lldx%lldx%d, %s: '%s', %.2e from the CPU, %.1f ms (CPU %.1f "
+          "ms)\n", c->mask, c->mask,
+          c->shape == CC_SHAPE_MATRIX ? "matrix" : cc_shape_name (c->shape),
+          (long long) c->width, (long long) c->height, c->channels, cc_border_name (c->border),
+          rg.kernel, worst, rg.total_ms, rc.total_ms);
+  free (values);
+  free (in);
+  free (gpu);
+  free (cpu);
+}
+
+/* Wiener on 8-bit RGBA through the sRGB transfer: the GPU's and the CPU's
+ * codes within one step, alpha the source's. */
+static void
+run_wiener_u8 (CcContext *ctx)
+{
+  const int64_t w = 517, h = 389;
+  uint8_t *in = malloc (w * h * 4), *gpu = malloc (w * h * 4), *cpu = malloc (w * h * 4);
+  const CcImage src = { in, CC_TYPE_U8, 4, w, h, w * 4, false };
+  const CcImage og = { gpu, CC_TYPE_U8, 4, w, h, w * 4, false };
+  const CcImage oc = { cpu, CC_TYPE_U8, 4, w, h, w * 4, false };
+  const CcMaskSource source = { .shape = { CC_SHAPE_DISC, 10.0, 0, 6, 0.5 } };
+  CcTransfer *srgb = cc_transfer_new_srgb (CC_TYPE_U8);
+  CcDeconvolveParams p;
+  CcOptions o;
+  CcResult rg, rc;
+  CcMask mask;
+  double *values;
+  char why[256];
+  int steps = 0, alpha = 0;
+
+  CHECK (cc_mask_resolve (&source, &mask, &values, why, sizeof why), "disc: %s", why);
+  for (int64_t i = 0; i < w * h * 4; i++)
+    in[i] = (uint8_t) (i % 4 == 3 ? 255 - i % 7
+                                  : 255 * check_scene (i / 4 % w, i / 4 / w, (int) (i % 4)));
+  cc_deconvolve_params_init (&p);
+  p.algorithm = CC_DECONVOLVE_WIENER;
+  cc_options_init (&o);
+  o.has_alpha = true;
+  o.transfer = srgb;
+  CHECK (cc_deconvolve (ctx, &src, &og, &mask, &o, &p, &rg) == CC_OK,
+         "Wiener, u8 on the GPU: %s", rg.message);
+  o.method = CC_METHOD_CPU;
+  CHECK (cc_deconvolve (ctx, &src, &oc, &mask, &o, &p, &rc) == CC_OK,
+         "Wiener, u8 on the CPU: %s", rc.message);
+  for (int64_t i = 0; i < w * h * 4; i++)
+    {
+      const int d = abs (gpu[i] - cpu[i]);
+
+      steps = d > steps ? d : steps;
+      alpha += i % 4 == 3 && gpu[i] != in[i];
+    }
+  CHECK (steps <= 1 && alpha == 0 && strncmp (rg.kernel, "gpu wiener", 10) == 0,
+         "Wiener, 8-bit sRGB RGBA, disc of radius 10: %d steps apart, %d alpha samples "
+         "changed ('%s', %.1f ms; CPU %.1f ms)", steps, alpha, rg.kernel, rg.total_ms,
+         rc.total_ms);
+  printf ("wiener 8-bit sRGB RGBA %lldx%lld, disc 10: '%s', %d steps from the CPU, alpha "
+          "%s\n", (long long) w, (long long) h, rg.kernel, steps, alpha ? "changed" : "kept");
+  free (values);
+  cc_transfer_free (srgb);
+  free (in);
+  free (gpu);
+  free (cpu);
+}
+
+/* A device budget below the job's planes stands for an image larger than
+ * the GPU: the CPU runs it, for 'auto' and a GPU method alike, and says
+ * why. */
+static void
+run_wiener_budget (CcContext *ctx)
+{
+  static float in[96 * 80], out[96 * 80];
+  const CcImage src = { in, CC_TYPE_FLOAT, 1, 96, 80, 96 * 4, false };
+  const CcImage dst = { out, CC_TYPE_FLOAT, 1, 96, 80, 96 * 4, false };
+  double m[9] = { 1, 2, 1, 2, 4, 2, 1, 2, 1 };
+  const CcMask mask = { 3, 3, m, 16.0, 0.0 };
+  static const CcMethod methods[] = { CC_METHOD_AUTO, CC_METHOD_TILED };
+  CcDeconvolveParams p;
+  CcOptions o;
+  CcResult r;
+  CcStatus st;
+
+  for (int i = 0; i < 96 * 80; i++)
+    in[i] = check_scene (i % 96, i / 96, 0);
+  cc_deconvolve_params_init (&p);
+  p.algorithm = CC_DECONVOLVE_WIENER;
+  cc_options_init (&o);
+  cc_context_set_device_budget (ctx, 4096);
+  for (int i = 0; i < 2; i++)
+    {
+      o.method = methods[i];
+      st = cc_deconvolve (ctx, &src, &dst, &mask, &o, &p, &r);
+      CHECK (st == CC_OK && strncmp (r.kernel, "cpu wiener", 10) == 0 &&
+             strstr (r.message, "fell back") && strstr (r.message, "budget"),
+             "Wiener past the device budget by %s: %s '%s' '%s'", cc_method_name (methods[i]),
+             cc_status_name (st), r.kernel, r.message);
+    }
+  cc_context_set_device_budget (ctx, 0);
+}
+
 int
 check_deconvolve_gpu (CcContext *ctx, bool reduced)
 {
@@ -296,8 +470,20 @@ check_deconvolve_gpu (CcContext *ctx, bool reduced)
   const int before = check_failures;
   const size_t n = reduced ? 2 : sizeof cases / sizeof cases[0];
 
-  for (size_t c = 0; c < n; c++)
-    run_case (ctx, &cases[c], reduced ? 3 : 10);
+  static const WienerCase wiener_cases[] = {
+    { 3, CC_SHAPE_MATRIX, 640, 480, 1, CC_BORDER_MIRROR, CC_METHOD_AUTO, false },
+    { 21, CC_SHAPE_DISC, 641, 479, 3, CC_BORDER_EXTEND, CC_METHOD_AUTO, false },
+    { 15, CC_SHAPE_MOTION, 333, 251, 2, CC_BORDER_BLACK, CC_METHOD_REGISTER, false },
+    { 21, CC_SHAPE_DISC, 420, 360, 4, CC_BORDER_WRAP, CC_METHOD_AUTO, false },
+    { 127, CC_SHAPE_GAUSSIAN, 64, 49, 2, CC_BORDER_WRAP, CC_METHOD_FFT, false },
+    { 21, CC_SHAPE_DISC, 401, 300, 3, CC_BORDER_WRAP, CC_METHOD_AUTO, true },
+    { 31, CC_SHAPE_MATRIX, 300, 211, 3, CC_BORDER_ZERO, CC_METHOD_AUTO, false },
+    { 9, CC_SHAPE_DISC, 199, 101, 1, CC_BORDER_WHITE, CC_METHOD_AUTO, false },
+    { 127, CC_SHAPE_GAUSSIAN, 700, 500, 3, CC_BORDER_MIRROR, CC_METHOD_AUTO, false },
+    { 1023, CC_SHAPE_GAUSSIAN, 1200, 1100, 1, CC_BORDER_MIRROR, CC_METHOD_AUTO, false },
+    { 255, CC_SHAPE_DISC, 960, 777, 3, CC_BORDER_EXTEND, CC_METHOD_AUTO, false },
+  };
+  const size_t nw = reduced ? 2 : sizeof wiener_cases / sizeof wiener_cases[0];
   static const SampleCase samples[] = {
     { CC_TYPE_U8, 4, true, true, false },
     { CC_TYPE_U8, 3, false, true, true },
@@ -305,12 +491,19 @@ check_deconvolve_gpu (CcContext *ctx, bool reduced)
     { CC_TYPE_HALF, 4, true, false, true },
     { CC_TYPE_FLOAT, 4, true, false, false },
   };
+
+  for (size_t c = 0; c < n; c++)
+    run_case (ctx, &cases[c], reduced ? 3 : 10);
+  for (size_t c = 0; c < nw; c++)
+    run_wiener (ctx, &wiener_cases[c]);
   if (!reduced)
     {
       for (size_t c = 0; c < sizeof samples / sizeof samples[0]; c++)
         run_samples (ctx, &samples[c]);
       run_channel_at_a_time (ctx);
       run_white (ctx);
+      run_wiener_u8 (ctx);
+      run_wiener_budget (ctx);
     }
   return check_failures - before;
 }
