@@ -38,53 +38,28 @@ struct _CcGpuSource
 };
 
 /* A restored channel's sample in linear light: through the tables for 8-
- * and 16-bit codes where there are any, else as a float. */
+ * and 16-bit codes where there are any, else as a float; and back. */
 template <typename T>
 __device__ __forceinline__ float
 sample_in (const DevTransfer &t, bool tables, int c, T v)
 {
+  if constexpr (has_codes<T>)
+    if (tables)
+      return code_to_linear (t, t.curves == 1 ? 0 : c, v);
   return to_f (v);
-}
-
-template <>
-__device__ __forceinline__ float
-sample_in<uint8_t> (const DevTransfer &t, bool tables, int c, uint8_t v)
-{
-  return tables ? code_to_linear (t, t.curves == 1 ? 0 : c, v) : to_f (v);
-}
-
-template <>
-__device__ __forceinline__ float
-sample_in<uint16_t> (const DevTransfer &t, bool tables, int c, uint16_t v)
-{
-  return tables ? code_to_linear (t, t.curves == 1 ? 0 : c, v) : to_f (v);
 }
 
 template <typename T>
 __device__ __forceinline__ void
 sample_out (const DevTransfer &t, bool tables, int c, float v, T *o)
 {
+  if constexpr (has_codes<T>)
+    if (tables)
+      {
+        *o = linear_to_code<T> (t, t.curves == 1 ? 0 : c, v);
+        return;
+      }
   from_f (v, o);
-}
-
-template <>
-__device__ __forceinline__ void
-sample_out<uint8_t> (const DevTransfer &t, bool tables, int c, float v, uint8_t *o)
-{
-  if (tables)
-    *o = linear_to_code<uint8_t> (t, t.curves == 1 ? 0 : c, v);
-  else
-    from_f (v, o);
-}
-
-template <>
-__device__ __forceinline__ void
-sample_out<uint16_t> (const DevTransfer &t, bool tables, int c, float v, uint16_t *o)
-{
-  if (tables)
-    *o = linear_to_code<uint16_t> (t, t.curves == 1 ? 0 : c, v);
-  else
-    from_f (v, o);
 }
 
 /* Channels k0 .. k0 + K - 1 of the source into f, non-finite samples
@@ -92,8 +67,8 @@ sample_out<uint16_t> (const DevTransfer &t, bool tables, int c, float v, uint16_
  * and the estimate u flat (0.5) or the image.  A thread a column. */
 template <typename T>
 __global__ void
-source_read (const T *in, int C, long long w, long long h, DevTransfer t, bool tables, int k0,
-         int K, float *f, float *u, bool flat, unsigned long long *non_finite)
+source_read (const T *in, int C, long long w, long long h, DevTransfer t, bool tables,
+             int k0, int K, float *f, float *u, bool flat, unsigned long long *non_finite)
 {
   const long long x = blockIdx.x * (long long) blockDim.x + threadIdx.x;
   unsigned long long odd = 0;
@@ -122,7 +97,7 @@ source_read (const T *in, int C, long long w, long long h, DevTransfer t, bool t
 template <typename T>
 __global__ void
 source_write (const float *u, int k0, int K, T *out, int C, long long w, long long h,
-          DevTransfer t, bool tables, uchar4 mode, bool clamp)
+              DevTransfer t, bool tables, uchar4 mode, bool clamp)
 {
   const long long x = blockIdx.x * (long long) blockDim.x + threadIdx.x;
   const unsigned char m[4] = { mode.x, mode.y, mode.z, mode.w };
@@ -274,21 +249,14 @@ cc_gpu_source_read (CcGpuSource *s, int k0, int K, float *f, float *u, bool flat
   const bool tables = s->tables != NULL;
   CcStatus status = cc_gpu_status (s->gpu, message, size);
 
-#define READ(T) source_read<T><<<grid, THREADS>>> ((const T *) s->samples, s->channels, \
-                                                   s->width, s->height, s->transfer, tables, \
-                                                   k0, K, f, u, flat, s->non_finite)
   if (status != CC_OK)
     return status;
-  switch (s->type)
-    {
-    case CC_TYPE_U8:     READ (uint8_t); break;
-    case CC_TYPE_U16:    READ (uint16_t); break;
-    case CC_TYPE_U32:    READ (uint32_t); break;
-    case CC_TYPE_HALF:   READ (Half); break;
-    case CC_TYPE_FLOAT:  READ (float); break;
-    default:             READ (double); break;
-    }
-#undef READ
+  by_sample_type (s->type, [&] (auto sample) {
+    using T = decltype (sample);
+    source_read<T><<<grid, THREADS>>> ((const T *) s->samples, s->channels, s->width,
+                                       s->height, s->transfer, tables, k0, K, f, u, flat,
+                                       s->non_finite);
+  });
   return launched (message, size);
 }
 
@@ -301,21 +269,13 @@ cc_gpu_source_write (CcGpuSource *s, const float *u, int k0, int K, const unsign
   const uchar4 m = make_uchar4 (mode[0], mode[1], mode[2], mode[3]);
   CcStatus status = cc_gpu_status (s->gpu, message, size);
 
-#define WRITE(T) source_write<T><<<grid, THREADS>>> (u, k0, K, (T *) s->samples, \
-                                                     s->channels, s->width, s->height, \
-                                                     s->transfer, tables, m, clamp)
   if (status != CC_OK)
     return status;
-  switch (s->type)
-    {
-    case CC_TYPE_U8:     WRITE (uint8_t); break;
-    case CC_TYPE_U16:    WRITE (uint16_t); break;
-    case CC_TYPE_U32:    WRITE (uint32_t); break;
-    case CC_TYPE_HALF:   WRITE (Half); break;
-    case CC_TYPE_FLOAT:  WRITE (float); break;
-    default:             WRITE (double); break;
-    }
-#undef WRITE
+  by_sample_type (s->type, [&] (auto sample) {
+    using T = decltype (sample);
+    source_write<T><<<grid, THREADS>>> (u, k0, K, (T *) s->samples, s->channels, s->width,
+                                        s->height, s->transfer, tables, m, clamp);
+  });
   return launched (message, size);
 }
 

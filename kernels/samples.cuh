@@ -28,6 +28,10 @@ __device__ __forceinline__ void from_f (float v, Half *o)     { o->bits = cc_flo
 __device__ __forceinline__ void from_f (float v, float *o)    { *o = v; }
 __device__ __forceinline__ void from_f (float v, double *o)   { *o = v; }
 
+/* The sample types a transfer's tables take. */
+template <typename T>
+constexpr bool has_codes = std::is_same<T, uint8_t>::value || std::is_same<T, uint16_t>::value;
+
 /* Code v of curve k in linear light, and linear light v as a code of curve
  * k, rounded in the encoding (u8 and u16 only). */
 template <typename T>
@@ -45,6 +49,23 @@ linear_to_code (const DevTransfer &t, int k, float v)
     return (T) cc_transfer_code_single (v, t.steps + k * (t.buckets + 2), t.buckets);
   return (T) cc_transfer_code (v, t.midpoints + k * t.codes, t.steps + k * (t.buckets + 2),
                                t.buckets);
+}
+
+/* Calls f with a value of the sample type 'type' names, for launchers that
+ * take every type: f uses only its type. */
+template <typename F>
+static void
+by_sample_type (CcType type, F f)
+{
+  switch (type)
+    {
+    case CC_TYPE_U8:    f (uint8_t ()); break;
+    case CC_TYPE_U16:   f (uint16_t ()); break;
+    case CC_TYPE_U32:   f (uint32_t ()); break;
+    case CC_TYPE_HALF:  f (Half ()); break;
+    case CC_TYPE_FLOAT: f (float ()); break;
+    default:            f (double ()); break;
+    }
 }
 
 #endif /* CC_SAMPLES_CUH */
