@@ -426,22 +426,47 @@ apply (GimpImage *image, GimpDrawable *drawable, RenderSettings *s, CcContext **
   return ok;
 }
 
-/* The return values, and what the run held freed. */
-static GimpValueArray *
-finish (GimpProcedure *procedure, GimpPDBStatusType status, GError *error, Applied *applied,
-        RenderSettings *s, CcContext *ctx)
-{
-  GimpValueArray *values = gimp_procedure_new_return_values (procedure, status, error);
+/* Reads plug-in-cuda-convolve's or plug-in-cuda-deconvolve's settings. */
+typedef gboolean (*SettingsRead) (GimpProcedureConfig *config, RenderSettings *s,
+                                  GError **error);
 
+/* Reads the settings and applies them (unless the dialog left the filter
+ * on the layer, 'keep_effect'), on 'ctx' where the plug-in's own engine
+ * moves the pixels (made where NULL); the return values. */
+static GimpValueArray *
+run_settings (GimpProcedure *procedure, GimpRunMode run_mode, GimpImage *image,
+              GimpDrawable *drawable, GimpProcedureConfig *config, SettingsRead read,
+              CcContext *ctx, gboolean keep_effect)
+{
+  const gint64 start = g_get_monotonic_time ();
+  GimpPDBStatusType status = GIMP_PDB_SUCCESS;
+  RenderSettings settings = { 0 };
+  Applied applied = { NULL, NULL, 0.0 };
+  GError *error = NULL;
+  GimpValueArray *values;
+
+  if (!read (config, &settings, &error))
+    status = GIMP_PDB_CALLING_ERROR;
+  else if (keep_effect)
+    {
+      /* The dialog left the filter on the layer: GIMP computes it when and
+       * where it shows it, with the method asked for. */
+      applied.method = g_strdup (cc_method_name (settings.method));
+      applied.device = g_strdup ("cuda:convolve in GIMP's process, an editable effect");
+    }
+  else if (!apply (image, drawable, &settings, &ctx, run_mode, start, &applied, &error))
+    status = GIMP_PDB_EXECUTION_ERROR;
+
+  values = gimp_procedure_new_return_values (procedure, status, error);
   if (status == GIMP_PDB_SUCCESS)
     {
-      GIMP_VALUES_SET_STRING (values, 1, applied->method);
-      GIMP_VALUES_SET_STRING (values, 2, applied->device);
-      GIMP_VALUES_SET_DOUBLE (values, 3, applied->ms);
+      GIMP_VALUES_SET_STRING (values, 1, applied.method);
+      GIMP_VALUES_SET_STRING (values, 2, applied.device);
+      GIMP_VALUES_SET_DOUBLE (values, 3, applied.ms);
     }
-  g_free (applied->method);
-  g_free (applied->device);
-  g_free (s->matrix);
+  g_free (applied.method);
+  g_free (applied.device);
+  g_free (settings.matrix);
   cc_context_free (ctx);
   return values;
 }
@@ -454,14 +479,11 @@ convolve_run (GimpProcedure        *procedure,
               GimpProcedureConfig  *config,
               gpointer              run_data)
 {
-  GimpPDBStatusType status = GIMP_PDB_SUCCESS;
+  GimpPDBStatusType status;
   GimpDrawable *drawable;
-  RenderSettings settings = { 0 };
   CcContext *ctx = NULL;
-  Applied applied = { NULL, NULL, 0.0 };
   GError *error = NULL;
   gboolean keep_effect = FALSE;
-  gint64 start;
 
   if (!(drawable = one_drawable (procedure, "convolve", drawables, &status, &error)))
     return gimp_procedure_new_return_values (procedure, status, error);
@@ -484,20 +506,8 @@ convolve_run (GimpProcedure        *procedure,
           return gimp_procedure_new_return_values (procedure, GIMP_PDB_CANCEL, NULL);
         }
     }
-
-  start = g_get_monotonic_time ();
-  if (!settings_from_config (config, &settings, &error))
-    status = GIMP_PDB_CALLING_ERROR;
-  else if (keep_effect)
-    {
-      /* The dialog left the filter on the layer: GIMP computes it when and
-       * where it shows it, with the method asked for. */
-      applied.method = g_strdup (cc_method_name (settings.method));
-      applied.device = g_strdup ("cuda:convolve in GIMP's process, an editable effect");
-    }
-  else if (!apply (image, drawable, &settings, &ctx, run_mode, start, &applied, &error))
-    status = GIMP_PDB_EXECUTION_ERROR;
-  return finish (procedure, status, error, &applied, &settings, ctx);
+  return run_settings (procedure, run_mode, image, drawable, config, settings_from_config,
+                       ctx, keep_effect);
 }
 
 /* No dialog: GIMP's config holds the arguments given, or, called
@@ -510,19 +520,12 @@ deconvolve_run (GimpProcedure        *procedure,
                 GimpProcedureConfig  *config,
                 gpointer              run_data)
 {
-  const gint64 start = g_get_monotonic_time ();
-  GimpPDBStatusType status = GIMP_PDB_SUCCESS;
-  GimpDrawable *drawable;
-  RenderSettings settings = { 0 };
-  CcContext *ctx = NULL;
-  Applied applied = { NULL, NULL, 0.0 };
+  GimpPDBStatusType status;
   GError *error = NULL;
+  GimpDrawable *drawable = one_drawable (procedure, "deconvolve", drawables, &status, &error);
 
-  if (!(drawable = one_drawable (procedure, "deconvolve", drawables, &status, &error)))
+  if (!drawable)
     return gimp_procedure_new_return_values (procedure, status, error);
-  if (!settings_deconvolve_from_config (config, &settings, &error))
-    status = GIMP_PDB_CALLING_ERROR;
-  else if (!apply (image, drawable, &settings, &ctx, run_mode, start, &applied, &error))
-    status = GIMP_PDB_EXECUTION_ERROR;
-  return finish (procedure, status, error, &applied, &settings, ctx);
+  return run_settings (procedure, run_mode, image, drawable, config,
+                       settings_deconvolve_from_config, NULL, FALSE);
 }

@@ -1,8 +1,8 @@
 #!/bin/sh
 # plug-in-cuda-convolve in real GIMP 3: one GIMP start runs the Python suite
-# (tests/gimp/procedure.py), one the Script-Fu suite (procedure.scm), two
-# plug-in-cuda-deconvolve's (deconvolve.py against the tool, deconvolve.scm),
-# one the comparison with GIMP's own Convolution Matrix (parity.py); these run
+# (tests/gimp/procedure.py), one the Script-Fu suite (procedure.scm, both
+# procedures), one plug-in-cuda-deconvolve's (deconvolve.py, against the
+# tool), one the comparison with GIMP's own Convolution Matrix (parity.py); these run
 # without the GEGL operation, so the procedure moves the pixels itself (its
 # fallback).  Then with the operation: its suite (op.py), cuda:deconvolve's
 # (deconvolve-op.py, with its refusals' words in GIMP's log), parity and
@@ -86,11 +86,10 @@ run ()   # interpreter, batch command, log name
 run python-fu-eval "exec(open('$srcdir/tests/gimp/procedure.py').read())" python
 run plug-in-script-fu-eval "(load \"$srcdir/tests/gimp/procedure.scm\")" script-fu
 # plug-in-cuda-deconvolve on its own pixel path: its results against the
-# tool's on the same pixels, from Python; from Script-Fu as a user types it.
+# tool's on the same pixels.
 mkdir -p "$tmp/deconvolve"
 CC_TOOL="$tool" CC_SCRATCH="$tmp/deconvolve" \
   run python-fu-eval "exec(open('$srcdir/tests/gimp/deconvolve.py').read())" deconvolve
-run plug-in-script-fu-eval "(load \"$srcdir/tests/gimp/deconvolve.scm\")" deconvolve-script-fu
 # The same pixels as GIMP's own Convolution Matrix.
 run python-fu-eval "exec(open('$srcdir/tests/gimp/parity.py').read())" parity
 # Short starts under other environments: a host budget of a few rows (the

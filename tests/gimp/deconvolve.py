@@ -192,11 +192,10 @@ def test_refused():
     """Bad input: refused with the words that say why, the image's pixels
     as they were and the image clean (no undo step).  Values out of an
     argument's range (0 iterations, NaN noise) GIMP refuses before the
-    plug-in runs; Python's config cannot even hold them: deconvolve.scm
+    plug-in runs; Python's config cannot even hold them: procedure.scm
     passes them."""
     image, layer = photo_image(19, 15, "u8", "RGBA", blur=dict(shape="disc", radius=1.5))
     px = work_pixels(layer, "u8", "RGBA")
-    raw = px.raw()
     sharpen = [0, -1, 0, -1, 5, -1, 0, -1, 0]
     bad = [
         ("negative weights for Richardson-Lucy", dict(matrix=sharpen), "negative weights"),
@@ -213,33 +212,11 @@ def test_refused():
         ("an unknown border", dict(border="sideways"), "border"),
         ("an unknown method", dict(method="fastest"), "method"),
     ]
-    for what, args, word in bad:
-        status, values = deconvolve(image, [layer], **args)
-        check(status != Gimp.PDBStatusType.SUCCESS and word in str(values[0]),
-              "%s: refused, saying %r: %s %r" % (what, word, status, values[0]))
-        check(px.raw() == raw and not image.is_dirty(), "%s: pixels untouched, image clean"
-              % what)
-    # An explicit GPU method: on the GPU where one is usable; else refused
-    # by the plug-in's own path, and run on the CPU by the operation in
-    # GIMP (which never fails), the return value saying so.
-    status, values = deconvolve(image, [layer], shape="disc", radius=1.5, method="tiled")
-    if os.environ.get("CC_GPU"):
-        check(status == Gimp.PDBStatusType.SUCCESS and values[0] == "tiled",
-              "an explicit GPU method runs on the GPU: %r" % values)
-    elif os.environ.get("CC_OP"):
-        check(status == Gimp.PDBStatusType.SUCCESS and values[0] == "cpu",
-              "an explicit GPU method without a GPU runs on the CPU in GIMP: %r" % values)
-    else:
-        check(status != Gimp.PDBStatusType.SUCCESS and "GPU" in str(values[0]) and
-              px.raw() == raw and not image.is_dirty(),
-              "an explicit GPU method without a GPU is refused, the image untouched and "
-              "clean: %s %r" % (status, values[0]))
+    check_refusals(image, layer, px, bad, dproc)
+    check_gpu_method(image, layer, px, dproc, shape="disc", radius=1.5)
     image.delete()
 
-    image = Gimp.Image.new(5, 5, Gimp.ImageBaseType.INDEXED)
-    layer = Gimp.Layer.new(image, "i", 5, 5, Gimp.ImageType.INDEXED_IMAGE, 100,
-                           Gimp.LayerMode.NORMAL)
-    image.insert_layer(layer, None, 0)
+    image, layer = indexed_image()
     status, values = deconvolve(image, [layer])
     check(status != Gimp.PDBStatusType.SUCCESS and "cannot deconvolve an indexed" in
           str(values[0]), "an indexed image is refused: %r" % values[0])
@@ -250,25 +227,11 @@ def test_refused():
 
 
 def test_restores():
-    """A photograph blurred by a disc of radius 3: Richardson-Lucy (mirror)
-    and Wiener (wrap: its own period, where a mirrored seam would ring
-    through a disc's inverse filter) bring it closer to the sharp one."""
-    image, layer = photo_image(64, 64, "float")
-    sharp = work_pixels(layer, "float").read()
-    image.delete()
-    for what, args, gain in (("Richardson-Lucy, the defaults", {}, 2.0),
-                             ("Wiener, noise 0.01, wrap", dict(algorithm="wiener",
-                                                               border="wrap"), 1.5)):
-        blur = dict(shape="disc", radius=3.0, border=args.get("border", "mirror"))
-        image, layer = photo_image(64, 64, "float", blur=blur)
-        blurred = work_pixels(layer, "float").read()
-        status, values = deconvolve(image, [layer], shape="disc", radius=3.0, **args)
-        restored = work_pixels(layer, "float").read()
-        before, after = psnr(blurred, sharp), psnr(restored, sharp)
-        check(status == Gimp.PDBStatusType.SUCCESS and after >= before + gain,
-              "%s raises the PSNR of a disc blur by %g dB or more: %.2f dB to %.2f dB"
-              % (what, gain, before, after))
-        image.delete()
+    """The procedure restores a disc blur (check_restores)."""
+    def restore(image, layer, **args):
+        return deconvolve(image, [layer], **args)[0] == Gimp.PDBStatusType.SUCCESS
+
+    check_restores(restore)
 
 
 test_registered()

@@ -191,6 +191,44 @@ def run(image, drawables, procedure=None, **args):
     return values[0], values[1:]
 
 
+def check_refusals(image, layer, px, bad, procedure=None):
+    """Each (what, arguments, word) of 'bad' refused with a message holding
+    'word', the pixels as they were and the image clean (no undo step)."""
+    raw = px.raw()
+    for what, args, word in bad:
+        status, values = run(image, [layer], procedure=procedure, **args)
+        check(status != Gimp.PDBStatusType.SUCCESS and word in str(values[0]),
+              "%s: refused with a clear message: %s %r" % (what, status, values[0]))
+        check(px.raw() == raw and not image.is_dirty(), "%s: pixels untouched" % what)
+
+
+def check_gpu_method(image, layer, px, procedure=None, **args):
+    """An explicit GPU method: on the GPU where one is usable (CC_GPU); else
+    refused by the plug-in's own pixel path, the image as it was, and run
+    on the CPU by the operation in GIMP (which never fails a region), the
+    return value saying so."""
+    raw = px.raw()
+    status, values = run(image, [layer], procedure=procedure, method="tiled", **args)
+    if os.environ.get("CC_GPU"):
+        check(status == Gimp.PDBStatusType.SUCCESS and values[0] == "tiled",
+              "an explicit GPU method runs on the GPU: %r" % values)
+    elif os.environ.get("CC_OP"):
+        check(status == Gimp.PDBStatusType.SUCCESS and values[0] == "cpu",
+              "an explicit GPU method without a GPU runs on the CPU in GIMP: %r" % values)
+    else:
+        check(status != Gimp.PDBStatusType.SUCCESS and "GPU" in str(values[0]),
+              "an explicit GPU method without a GPU is refused: %s %r" % (status, values[0]))
+        check(px.raw() == raw and not image.is_dirty(), "refused: pixels untouched")
+
+
+def indexed_image():
+    image = Gimp.Image.new(5, 5, Gimp.ImageBaseType.INDEXED)
+    layer = Gimp.Layer.new(image, "i", 5, 5, Gimp.ImageType.INDEXED_IMAGE, 100,
+                           Gimp.LayerMode.NORMAL)
+    image.insert_layer(layer, None, 0)
+    return image, layer
+
+
 def tolerance(stype, matrix, divisor, hdr=False):
     """(absolute, relative): integers within one step, floats within the
     engine's bound, halves within their own rounding as well."""
@@ -391,6 +429,29 @@ def psnr(a, b):
     mse = sum((p[c] - q[c]) ** 2 for ra, rb in zip(a, b) for p, q in zip(ra, rb)
               for c in range(len(p))) / n
     return 10 * math.log10(1.0 / mse)
+
+
+def check_restores(restore):
+    """A photograph blurred by a disc of radius 3: Richardson-Lucy (mirror)
+    and Wiener (wrap: its own period, where a mirrored image's seam would
+    ring through a disc's inverse filter) bring it closer to the sharp
+    one.  restore(image, layer, **arguments) deconvolves by that disc with
+    the arguments; False where it failed."""
+    image, layer = photo_image(64, 64, "float")
+    sharp = work_pixels(layer, "float").read()
+    image.delete()
+    for what, args, gain in (("Richardson-Lucy, the defaults", {}, 2.0),
+                             ("Wiener, noise 0.01, wrap", dict(algorithm="wiener",
+                                                               border="wrap"), 1.5)):
+        blur = dict(shape="disc", radius=3.0, border=args.get("border", "mirror"))
+        image, layer = photo_image(64, 64, "float", blur=blur)
+        blurred = work_pixels(layer, "float").read()
+        ran = restore(image, layer, shape="disc", radius=3.0, **args)
+        restored = work_pixels(layer, "float").read()
+        before, after = psnr(blurred, sharp), psnr(restored, sharp)
+        check(ran and after >= before + gain, "%s raises the PSNR of a disc blur by %g dB or "
+              "more: %.2f dB to %.2f dB" % (what, gain, before, after))
+        image.delete()
 
 
 def rounded(stype, v):
