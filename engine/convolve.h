@@ -496,6 +496,15 @@ CcStatus     cc_deconvolve           (CcContext                *ctx,
                                       const CcOptions          *options,
                                       const CcDeconvolveParams *params,
                                       CcResult                 *result);
+/* Whether cc_deconvolve takes this mask as a blur with these parameters
+ * (cc_mask_check's rules, no offset, weights adding up to more than 0,
+ * none negative for Richardson–Lucy, the parameters in range), and if not
+ * why, in its words: for front ends that hand the work to another
+ * process's engine (GIMP's cuda:deconvolve) and must refuse first. */
+bool         cc_deconvolve_check     (const CcMask             *mask,
+                                      const CcDeconvolveParams *params,
+                                      char                     *message,
+                                      size_t                    size);
 const char  *cc_deconvolve_algorithm_name      (CcDeconvolveAlgorithm algorithm);
 bool         cc_deconvolve_algorithm_from_name (const char *name,
                                                 CcDeconvolveAlgorithm *algorithm);

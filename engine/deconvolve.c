@@ -132,6 +132,32 @@ check_params (const CcDeconvolveParams *p, CcResult *r)
   return CC_OK;
 }
 
+/* Whether 'mask' can be the blur: no offset, weights adding up to more than
+ * 0, none negative for Richardson–Lucy; their sum in *sum. */
+static CcStatus
+check_blur (const CcMask *mask, const CcDeconvolveParams *p, double *sum, CcResult *r)
+{
+  const int n = mask->width * mask->height;
+  int negative = 0;
+
+  *sum = 0;
+  if (mask->offset != 0)
+    return cc_fail (r, CC_ERROR_INVALID,
+                    "a blur has no offset; this mask's is %g", mask->offset);
+  for (int i = 0; i < n; i++)
+    {
+      *sum += mask->values[i] / mask->divisor;
+      negative += mask->values[i] / mask->divisor < 0;
+    }
+  if (p->algorithm == CC_DECONVOLVE_RICHARDSON_LUCY && negative)
+    return cc_fail (r, CC_ERROR_INVALID,
+                    "Richardson-Lucy takes no negative weights; this mask has %d", negative);
+  if (!(*sum > 0) || !isfinite (*sum))
+    return cc_fail (r, CC_ERROR_INVALID,
+                    "a blur's weights add up to more than 0; this mask's add up to %g", *sum);
+  return CC_OK;
+}
+
 /* The mask as the blur: its weights over their sum, and turned half a turn
  * for Richardson–Lucy's correlation step; refused where it cannot be a
  * blur. */
@@ -140,23 +166,11 @@ blur_masks (const CcMask *mask, const CcDeconvolveParams *p, double *values,
             CcMask *blur, CcMask *turned, CcResult *r)
 {
   const int n = mask->width * mask->height;
-  double sum = 0;
-  int negative = 0;
+  double sum;
+  CcStatus status;
 
-  if (mask->offset != 0)
-    return cc_fail (r, CC_ERROR_INVALID,
-                    "a blur has no offset; this mask's is %g", mask->offset);
-  for (int i = 0; i < n; i++)
-    {
-      sum += mask->values[i] / mask->divisor;
-      negative += mask->values[i] / mask->divisor < 0;
-    }
-  if (p->algorithm == CC_DECONVOLVE_RICHARDSON_LUCY && negative)
-    return cc_fail (r, CC_ERROR_INVALID,
-                    "Richardson-Lucy takes no negative weights; this mask has %d", negative);
-  if (!(sum > 0) || !isfinite (sum))
-    return cc_fail (r, CC_ERROR_INVALID,
-                    "a blur's weights add up to more than 0; this mask's add up to %g", sum);
+  if ((status = check_blur (mask, p, &sum, r)) != CC_OK)
+    return status;
   for (int i = 0; i < n; i++)
     {
       values[i] = mask->values[i] / mask->divisor / sum;
@@ -165,6 +179,21 @@ blur_masks (const CcMask *mask, const CcDeconvolveParams *p, double *values,
   *blur = (CcMask) { mask->width, mask->height, values, 1.0, 0.0 };
   *turned = (CcMask) { mask->width, mask->height, values + n, 1.0, 0.0 };
   return CC_OK;
+}
+
+bool
+cc_deconvolve_check (const CcMask *mask, const CcDeconvolveParams *params, char *message,
+                     size_t size)
+{
+  CcResult r = { 0 };
+  double sum;
+  bool ok = check_params (params, &r) == CC_OK &&
+            cc_mask_check (mask, r.message, sizeof r.message) &&
+            check_blur (mask, params, &sum, &r) == CC_OK;
+
+  if (size)
+    snprintf (message, size, "%s", ok ? "" : r.message);
+  return ok;
 }
 
 /* The colour channels restored (all but alpha), as floats in the scale the

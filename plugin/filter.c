@@ -1,6 +1,6 @@
-/* The procedure's settings as cuda:convolve's properties: the mask already
- * resolved (a preset's, normalize applied), so the operation gets the same
- * numbers the procedure checked.
+/* The procedures' settings as cuda:convolve's or cuda:deconvolve's
+ * properties: the mask already resolved (a preset's, normalize applied),
+ * so the operation gets the same numbers the procedure checked.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -49,17 +49,38 @@ filter_configure (GimpDrawableFilter *filter, const RenderSettings *s)
                 "offset",          s->offset,
                 "normalize",       FALSE,
                 "clamp",           s->clamp,
-                "alpha-weighting", s->alpha_weighting,
-                "affect-alpha",    s->affect_alpha,
                 "linear",          s->linear,
                 "red",             s->red,
                 "green",           s->green,
                 "blue",            s->blue,
                 NULL);
+  if (s->deconvolve)
+    {
+      const CcDeconvolveParams *p = &s->deconvolution;
+
+      set_enum (config, "algorithm", cc_deconvolve_algorithm_name (p->algorithm), p->algorithm);
+      set_enum (config, "init", cc_deconvolve_start_name (p->start), p->start);
+      g_object_set (config,
+                    "iterations", p->iterations,
+                    "tv-weight",  p->tv_weight,
+                    "noise",      p->noise,
+                    NULL);
+    }
+  else
+    g_object_set (config,
+                  "alpha-weighting", s->alpha_weighting,
+                  "affect-alpha",    s->affect_alpha,
+                  NULL);
   set_enum (config, "border", cc_border_name (s->border), s->border);
   set_enum (config, "method", cc_method_name (s->method), s->method);
   free (matrix);
   gimp_drawable_filter_update (filter);
+}
+
+const gchar *
+filter_operation (const RenderSettings *s)
+{
+  return s->deconvolve ? "cuda:deconvolve" : "cuda:convolve";
 }
 
 GimpDrawableFilter *
@@ -70,7 +91,7 @@ filter_new (GimpDrawable *drawable, const RenderSettings *s, const gchar *report
   /* GIMP answers an unknown operation with an error of its own, which
    * the caller's fallback replaces: keep it off the user's console. */
   gimp_plug_in_set_pdb_error_handler (gimp_get_plug_in (), GIMP_PDB_ERROR_HANDLER_PLUGIN);
-  filter = gimp_drawable_filter_new (drawable, FILTER_OPERATION, NULL);
+  filter = gimp_drawable_filter_new (drawable, filter_operation (s), NULL);
   gimp_plug_in_set_pdb_error_handler (gimp_get_plug_in (), GIMP_PDB_ERROR_HANDLER_INTERNAL);
   if (filter)
     {

@@ -1,8 +1,12 @@
 /* plug-in-cuda-convolve: GIMP 3 procedures that convolve a drawable with a
- * mask on an NVIDIA GPU through CUDA, or on the CPU where there is none.
+ * mask, or undo a blur by one, on an NVIDIA GPU through CUDA, or on the CPU
+ * where there is none.
  *
  *   plug-in-cuda-convolve          the filter (Filters > Generic)
- *   plug-in-cuda-convolve-presets  the preset ids it knows
+ *   plug-in-cuda-deconvolve        deconvolution, for scripts (the menu's
+ *                                  Filters > Enhance > Deconvolve on the GPU...
+ *                                  is GIMP's own dialog for cuda:deconvolve)
+ *   plug-in-cuda-convolve-presets  the preset ids they know
  *
  * Copyright (C) 2026 gimp-cuda-convolve authors
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
@@ -19,6 +23,7 @@
 #include <libgimp/gimpui.h>
 
 #include "convolve.h"
+#include "arguments.h"
 #include "op-report.h"
 #include "preset.h"
 #include "render.h"
@@ -26,8 +31,9 @@
 #include "settings.h"
 #include "dialog.h"
 
-#define PLUG_IN_PROC         "plug-in-cuda-convolve"
-#define PLUG_IN_PRESETS_PROC "plug-in-cuda-convolve-presets"
+#define PLUG_IN_PROC            "plug-in-cuda-convolve"
+#define PLUG_IN_DECONVOLVE_PROC "plug-in-cuda-deconvolve"
+#define PLUG_IN_PRESETS_PROC    "plug-in-cuda-convolve-presets"
 
 
 typedef struct _Convolve      Convolve;
@@ -55,6 +61,12 @@ static gboolean         convolve_set_i18n         (GimpPlugIn           *plug_in
                                                    gchar               **gettext_domain,
                                                    gchar               **catalog_dir);
 static GimpValueArray * convolve_run              (GimpProcedure        *procedure,
+                                                   GimpRunMode           run_mode,
+                                                   GimpImage            *image,
+                                                   GimpDrawable        **drawables,
+                                                   GimpProcedureConfig  *config,
+                                                   gpointer              run_data);
+static GimpValueArray * deconvolve_run            (GimpProcedure        *procedure,
                                                    GimpRunMode           run_mode,
                                                    GimpImage            *image,
                                                    GimpDrawable        **drawables,
@@ -98,8 +110,10 @@ convolve_init (Convolve *convolve)
 static GList *
 convolve_query_procedures (GimpPlugIn *plug_in)
 {
-  return g_list_append (g_list_append (NULL, g_strdup (PLUG_IN_PROC)),
-                        g_strdup (PLUG_IN_PRESETS_PROC));
+  GList *list = g_list_append (NULL, g_strdup (PLUG_IN_PROC));
+
+  list = g_list_append (list, g_strdup (PLUG_IN_DECONVOLVE_PROC));
+  return g_list_append (list, g_strdup (PLUG_IN_PRESETS_PROC));
 }
 
 static gboolean
@@ -115,53 +129,8 @@ convolve_set_i18n (GimpPlugIn   *plug_in,
 static void
 add_arguments (GimpProcedure *procedure)
 {
-  gchar *blurb;
-
-  gimp_procedure_add_string_argument (procedure, "preset", "_Preset",
-                                      "A preset id (see plug-in-cuda-convolve-presets); "
-                                      "when set it supplies mask-width, mask-height, matrix, "
-                                      "divisor and offset, and normalize is ignored",
-                                      "", G_PARAM_READWRITE);
-  gimp_procedure_add_int_argument (procedure, "mask-width", "Mask _width",
-                                   "Mask width, odd, 1 to " G_STRINGIFY (CC_MASK_MAX)
-                                   " (1: a vertical 1D mask)",
-                                   1, CC_MASK_MAX, 3, G_PARAM_READWRITE);
-  gimp_procedure_add_int_argument (procedure, "mask-height", "Mask _height",
-                                   "Mask height, odd, 1 to " G_STRINGIFY (CC_MASK_MAX)
-                                   " (1: a horizontal 1D mask)",
-                                   1, CC_MASK_MAX, 3, G_PARAM_READWRITE);
-  gimp_procedure_add_double_array_argument (procedure, "matrix", "_Matrix",
-                                            "The mask, row-major, mask-width x mask-height "
-                                            "values; empty: the identity (centre 1)",
-                                            G_PARAM_READWRITE);
-  gimp_procedure_add_double_argument (procedure, "divisor", "_Divisor",
-                                      "The weighted sum is divided by this (not 0)",
-                                      -G_MAXDOUBLE, G_MAXDOUBLE, 1.0, G_PARAM_READWRITE);
-  gimp_procedure_add_double_argument (procedure, "offset", "O_ffset",
-                                      "Then this is added, in the 0..1 scale",
-                                      -G_MAXDOUBLE, G_MAXDOUBLE, 0.0, G_PARAM_READWRITE);
-  gimp_procedure_add_boolean_argument (procedure, "normalize", "_Normalize",
-                                       "Divisor and offset from the mask's sum: sum > 0: "
-                                       "divisor = sum; sum < 0: divisor = -sum, offset = 1; "
-                                       "sum = 0: divisor = 1, offset = 0.5",
-                                       FALSE, G_PARAM_READWRITE);
-  /* Strings rather than GimpChoice: GIMP 3.0 turns an unknown choice into
-   * the default before the plug-in sees it, and a script's typo must be
-   * refused, not run. */
-  gimp_procedure_add_string_argument (procedure, "border", "_Border",
-                                      "What lies beyond the drawable's edges: \"zero\" "
-                                      "(0, transparent where there is alpha), \"extend\" "
-                                      "(the edge pixel repeats), \"wrap\" (the drawable "
-                                      "repeats), \"mirror\" (it reflects, the edge pixel "
-                                      "not repeated), \"black\" or \"white\" (opaque); "
-                                      "GEGL's \"none\", \"clamp\" and \"loop\" name "
-                                      "zero, extend and wrap",
-                                      "extend", G_PARAM_READWRITE);
-  blurb = g_strdup_printf ("How to compute it: %s (\"auto\": the fastest; the CPU where "
-                           "no GPU is usable)", cc_method_names ());
-  gimp_procedure_add_string_argument (procedure, "method", "M_ethod", blurb, "auto",
-                                      G_PARAM_READWRITE);
-  g_free (blurb);
+  arguments_add_matrix (procedure);
+  arguments_add_border_method (procedure, "extend");
   gimp_procedure_add_boolean_argument (procedure, "clamp", "_Clamp",
                                        "Clamp results to [0,1]; off keeps HDR values of "
                                        "float layers", TRUE, G_PARAM_READWRITE);
@@ -171,67 +140,52 @@ add_arguments (GimpProcedure *procedure)
   gimp_procedure_add_boolean_argument (procedure, "affect-alpha", "Affect al_pha",
                                        "Convolve the alpha channel too; off copies it",
                                        TRUE, G_PARAM_READWRITE);
-  gimp_procedure_add_boolean_argument (procedure, "linear", "_Linear light",
-                                       "Work on linear RGB, as GIMP's own Convolution "
-                                       "Matrix does, rather than on perceptual R'G'B' "
-                                       "values (GIMP 2's convmatrix), in the image's own "
-                                       "colour space", TRUE, G_PARAM_READWRITE);
-  gimp_procedure_add_boolean_argument (procedure, "red", "_Red",
-                                       "Convolve the red channel; off keeps it (on gray "
-                                       "drawables gray is convolved unless red, green and "
-                                       "blue are all off)", TRUE, G_PARAM_READWRITE);
-  gimp_procedure_add_boolean_argument (procedure, "green", "_Green",
-                                       "Convolve the green channel; off keeps it",
-                                       TRUE, G_PARAM_READWRITE);
-  gimp_procedure_add_boolean_argument (procedure, "blue", "_Blue",
-                                       "Convolve the blue channel; off keeps it",
-                                       TRUE, G_PARAM_READWRITE);
+  arguments_add_channels (procedure,
+                          "Work on linear RGB, as GIMP's own Convolution Matrix does, "
+                          "rather than on perceptual R'G'B' values (GIMP 2's convmatrix), "
+                          "in the image's own colour space", "Convolve", "convolved");
   /* The shape's arguments come last, so that calls written before them
    * keep their places. */
-  blurb = g_strdup_printf ("The mask made from a shape, scaled to sum 1, each cell the "
-                           "area of the shape over it: %s; \"matrix\" (the default): "
-                           "the preset, or mask-width, mask-height, matrix, divisor, "
-                           "offset and normalize, which a shape ignores",
-                           cc_shape_names ());
-  gimp_procedure_add_string_argument (procedure, "shape", "S_hape", blurb, "matrix",
-                                      G_PARAM_READWRITE);
-  g_free (blurb);
-  gimp_procedure_add_double_argument (procedure, "radius", "Ra_dius",
-                                      "The shape's radius in pixels (gaussian: three "
-                                      "standard deviations; box: 2 x radius + 1 wide; "
-                                      "motion: a line 2 x radius + 1 long)",
-                                      CC_SHAPE_RADIUS_MIN, CC_SHAPE_RADIUS_MAX,
-                                      5.0, G_PARAM_READWRITE);
-  gimp_procedure_add_double_argument (procedure, "angle", "An_gle",
-                                      "polygon and motion: degrees counter-clockwise (0: "
-                                      "a corner at the top, a line across)",
-                                      -360.0, 360.0, 0.0, G_PARAM_READWRITE);
-  gimp_procedure_add_int_argument (procedure, "blades", "Bla_des", "polygon: its sides",
-                                   CC_SHAPE_BLADES_MIN, CC_SHAPE_BLADES_MAX, 6,
-                                   G_PARAM_READWRITE);
-  gimp_procedure_add_double_argument (procedure, "inner", "_Inner",
-                                      "ring: the hole's radius over the radius",
-                                      0.0, CC_SHAPE_INNER_MAX, 0.5, G_PARAM_READWRITE);
-  gimp_procedure_add_drawable_argument (procedure, "mask-drawable", "Mask _layer",
-                                        "A layer (or channel) as the mask: each pixel's "
-                                        "luminance in linear light times its alpha, scaled "
-                                        "to sum 1, its whole extent, up to "
-                                        G_STRINGIFY (CC_MASK_MAX) "x" G_STRINGIFY (CC_MASK_MAX)
-                                        " (an even side gains a zero column or row); shape, "
-                                        "preset and matrix are then ignored",
-                                        TRUE, G_PARAM_READWRITE);
+  arguments_add_shape (procedure);
+  arguments_add_return_values (procedure, " (0 for an editable effect: GIMP computes it "
+                                          "when it shows it)");
+}
 
-  gimp_procedure_add_string_return_value (procedure, "method-used", "Method used",
-                                          "The method that ran (\"\" when the selection "
-                                          "misses the drawable)", "", G_PARAM_READWRITE);
-  gimp_procedure_add_string_return_value (procedure, "device", "Device",
-                                          "The GPU's name, or the CPU threads", "",
-                                          G_PARAM_READWRITE);
-  gimp_procedure_add_double_return_value (procedure, "elapsed-ms", "Elapsed ms",
-                                          "Milliseconds the application took, reading and "
-                                          "writing the pixels included (0 for an editable "
-                                          "effect: GIMP computes it when it shows it)",
-                                          0.0, G_MAXDOUBLE, 0.0, G_PARAM_READWRITE);
+/* plug-in-cuda-deconvolve's: the mask's as plug-in-cuda-convolve names
+ * them, shape first (a blur is most often one), then how it is applied,
+ * then the deconvolution's own, named as cuda:deconvolve's properties. */
+static void
+add_deconvolve_arguments (GimpProcedure *procedure)
+{
+  arguments_add_shape (procedure);
+  arguments_add_matrix (procedure);
+  /* A mirrored border rings least where a deconvolution meets the edge. */
+  arguments_add_border_method (procedure, "mirror");
+  arguments_add_channels (procedure,
+                          "Restore linear RGB, the light the blur mixed, rather than "
+                          "perceptual R'G'B' values, in the image's own colour space",
+                          "Restore", "restored");
+  gimp_procedure_add_string_argument (procedure, "algorithm", "_Algorithm",
+                                      "\"richardson-lucy\": iterative, for photographs "
+                                      "and stars, no negative weights; \"wiener\": one "
+                                      "step, for a known blur and little noise",
+                                      "richardson-lucy", G_PARAM_READWRITE);
+  gimp_procedure_add_int_argument (procedure, "iterations", "It_erations",
+                                   "Richardson-Lucy's steps: more restore more detail, and "
+                                   "more noise", 1, CC_DECONVOLVE_ITERATIONS_MAX, 30,
+                                   G_PARAM_READWRITE);
+  gimp_procedure_add_string_argument (procedure, "init", "S_tart",
+                                      "What Richardson-Lucy starts from: \"flat\", 0.5 "
+                                      "everywhere (as scikit-image); \"image\", the "
+                                      "blurred image itself", "flat", G_PARAM_READWRITE);
+  gimp_procedure_add_double_argument (procedure, "tv-weight", "_Total variation",
+                                      "Richardson-Lucy's total-variation weight, which "
+                                      "holds noise down: 0 is off, 0.002 to 0.01 typical",
+                                      0.0, CC_DECONVOLVE_TV_MAX, 0.0, G_PARAM_READWRITE);
+  gimp_procedure_add_double_argument (procedure, "noise", "N_oise",
+                                      "Wiener's noise-to-signal balance: larger is smoother",
+                                      0.0, G_MAXDOUBLE, 0.01, G_PARAM_READWRITE);
+  arguments_add_return_values (procedure, "");
 }
 
 static GimpProcedure *
@@ -261,6 +215,29 @@ convolve_create_procedure (GimpPlugIn  *plug_in,
       gimp_procedure_set_attribution (procedure, "gimp-cuda-convolve authors",
                                       "GPL-3.0-or-later", "2026");
       add_arguments (procedure);
+    }
+  else if (strcmp (name, PLUG_IN_DECONVOLVE_PROC) == 0)
+    {
+      /* No menu path: the menu's entry is GIMP's own dialog for the
+       * operation cuda:deconvolve, with its canvas preview. */
+      procedure = gimp_image_procedure_new (plug_in, name, GIMP_PDB_PROC_TYPE_PLUGIN,
+                                            deconvolve_run, NULL, NULL);
+      gimp_procedure_set_image_types (procedure, "RGB*, GRAY*");
+      gimp_procedure_set_sensitivity_mask (procedure, GIMP_PROCEDURE_SENSITIVE_DRAWABLE);
+      gimp_procedure_set_documentation
+        (procedure,
+         "Undo a known blur on the GPU",
+         "Restores one drawable as it was before a blur by a known mask (a shape, a "
+         "matrix, a preset or a layer, scaled to sum 1), by Richardson-Lucy or Wiener "
+         "deconvolution, on an NVIDIA GPU through CUDA, or on all CPU cores where no GPU "
+         "is usable.  The whole drawable is read, since every restored pixel depends on "
+         "every pixel; only the selection is written.  It opens no dialog: called "
+         "interactively or with the last values, it runs with the values GIMP kept from "
+         "its last run.",
+         name);
+      gimp_procedure_set_attribution (procedure, "gimp-cuda-convolve authors",
+                                      "GPL-3.0-or-later", "2026");
+      add_deconvolve_arguments (procedure);
     }
   else if (strcmp (name, PLUG_IN_PRESETS_PROC) == 0)
     {
@@ -317,11 +294,12 @@ typedef struct
   gdouble  ms;
 } Applied;
 
-/* Applies the settings through GIMP's cuda:convolve filter, merged: one
- * undo step, the selection respected by GIMP, and the pixels computed in
- * GIMP's process, where the operation writes what ran to a report file
- * (gegl/op-report.h) that becomes the return values.  FALSE where GIMP has no cuda:convolve: the caller then
- * moves the pixels itself, and says so once. */
+/* Applies the settings through GIMP's cuda:convolve or cuda:deconvolve
+ * filter, merged: one undo step, the selection respected by GIMP, and the
+ * pixels computed in GIMP's process, where the operation writes what ran
+ * to a report file (gegl/op-report.h) that becomes the return values.
+ * FALSE where GIMP has no such operation: the caller then moves the
+ * pixels itself, and says so once. */
 static gboolean
 apply_filter (GimpDrawable *drawable, const RenderSettings *s, Applied *applied)
 {
@@ -338,7 +316,7 @@ apply_filter (GimpDrawable *drawable, const RenderSettings *s, Applied *applied)
     {
       g_message ("GIMP has no %s operation (its GEGL module is not installed where GEGL "
                  "looks); the plug-in computes the result itself, which is slower",
-                 FILTER_OPERATION);
+                 filter_operation (s));
       if (report)
         g_unlink (report);
       g_free (report);
@@ -349,7 +327,7 @@ apply_filter (GimpDrawable *drawable, const RenderSettings *s, Applied *applied)
     {
       /* No file to learn it from: said as plainly. */
       applied->method = g_strdup (cc_method_name (s->method));
-      applied->device = g_strdup ("cuda:convolve in GIMP's process");
+      applied->device = g_strdup_printf ("%s in GIMP's process", filter_operation (s));
     }
   else
     {
@@ -376,6 +354,123 @@ selection_is_partial (GimpDrawable *drawable)
           h != gimp_drawable_get_height (drawable));
 }
 
+/* The one drawable a procedure works on, or NULL with the status and
+ * why: 'verb' is what it does ("convolve"). */
+static GimpDrawable *
+one_drawable (GimpProcedure *procedure, const gchar *verb, GimpDrawable **drawables,
+              GimpPDBStatusType *status, GError **error)
+{
+  gsize n = drawables ? gimp_core_object_array_get_length ((GObject **) drawables) : 0;
+
+  if (n != 1)
+    {
+      *status = GIMP_PDB_CALLING_ERROR;
+      g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
+                   "%s works on exactly one drawable; %" G_GSIZE_FORMAT " given",
+                   gimp_procedure_get_name (procedure), n);
+      return NULL;
+    }
+  *status = GIMP_PDB_EXECUTION_ERROR;
+  if (gimp_item_is_group (GIMP_ITEM (drawables[0])))
+    g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
+                 "cannot %s a layer group; pick one of its layers", verb);
+  else if (gimp_drawable_is_indexed (drawables[0]))
+    g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
+                 "cannot %s an indexed image; convert it to RGB or grayscale "
+                 "(Image > Mode) first", verb);
+  else
+    {
+      *status = GIMP_PDB_SUCCESS;
+      return drawables[0];
+    }
+  return NULL;
+}
+
+/* Applies 's' to the drawable: through GIMP's operation, merged, where
+ * GIMP has it and the selection leaves nothing out; else on the plug-in's
+ * own engine, '*ctx' (made where NULL).  FALSE and 'error' where it
+ * failed, the drawable as it was. */
+static gboolean
+apply (GimpImage *image, GimpDrawable *drawable, RenderSettings *s, CcContext **ctx,
+       GimpRunMode run_mode, gint64 start, Applied *applied, GError **error)
+{
+  CcTransfer *transfer = NULL;
+  CcResult result;
+  gboolean ok = TRUE;
+
+  if (!selection_is_partial (drawable) && apply_filter (drawable, s, applied))
+    ;
+  /* No operation in GIMP, or a selection: the plug-in moves the pixels, on
+   * its own engine. */
+  else if (!(transfer = render_transfer_new (drawable, error)) && *error)
+    ok = FALSE;
+  else
+    {
+      s->transfer = transfer;
+      *ctx = *ctx ? *ctx : cc_context_new ();
+      if ((ok = render_drawable (image, drawable, s, *ctx, &result, error)))
+        {
+          applied->method = g_strdup (result.device[0] ? cc_method_name (result.method_used)
+                                                       : "");
+          applied->device = g_strdup (result.device);
+        }
+      s->transfer = NULL;
+    }
+  if (ok)
+    {
+      applied->ms = (g_get_monotonic_time () - start) / 1000.0;
+      if (run_mode != GIMP_RUN_NONINTERACTIVE)
+        gimp_displays_flush ();
+    }
+  cc_transfer_free (transfer);
+  return ok;
+}
+
+/* Reads plug-in-cuda-convolve's or plug-in-cuda-deconvolve's settings. */
+typedef gboolean (*SettingsRead) (GimpProcedureConfig *config, RenderSettings *s,
+                                  GError **error);
+
+/* Reads the settings and applies them (unless the dialog left the filter
+ * on the layer, 'keep_effect'), on 'ctx' where the plug-in's own engine
+ * moves the pixels (made where NULL); the return values. */
+static GimpValueArray *
+run_settings (GimpProcedure *procedure, GimpRunMode run_mode, GimpImage *image,
+              GimpDrawable *drawable, GimpProcedureConfig *config, SettingsRead read,
+              CcContext *ctx, gboolean keep_effect)
+{
+  const gint64 start = g_get_monotonic_time ();
+  GimpPDBStatusType status = GIMP_PDB_SUCCESS;
+  RenderSettings settings = { 0 };
+  Applied applied = { NULL, NULL, 0.0 };
+  GError *error = NULL;
+  GimpValueArray *values;
+
+  if (!read (config, &settings, &error))
+    status = GIMP_PDB_CALLING_ERROR;
+  else if (keep_effect)
+    {
+      /* The dialog left the filter on the layer: GIMP computes it when and
+       * where it shows it, with the method asked for. */
+      applied.method = g_strdup (cc_method_name (settings.method));
+      applied.device = g_strdup ("cuda:convolve in GIMP's process, an editable effect");
+    }
+  else if (!apply (image, drawable, &settings, &ctx, run_mode, start, &applied, &error))
+    status = GIMP_PDB_EXECUTION_ERROR;
+
+  values = gimp_procedure_new_return_values (procedure, status, error);
+  if (status == GIMP_PDB_SUCCESS)
+    {
+      GIMP_VALUES_SET_STRING (values, 1, applied.method);
+      GIMP_VALUES_SET_STRING (values, 2, applied.device);
+      GIMP_VALUES_SET_DOUBLE (values, 3, applied.ms);
+    }
+  g_free (applied.method);
+  g_free (applied.device);
+  g_free (settings.matrix);
+  cc_context_free (ctx);
+  return values;
+}
+
 static GimpValueArray *
 convolve_run (GimpProcedure        *procedure,
               GimpRunMode           run_mode,
@@ -384,40 +479,14 @@ convolve_run (GimpProcedure        *procedure,
               GimpProcedureConfig  *config,
               gpointer              run_data)
 {
-  GimpPDBStatusType status = GIMP_PDB_SUCCESS;
-  GimpValueArray *values;
+  GimpPDBStatusType status;
   GimpDrawable *drawable;
-  RenderSettings settings = { 0 };
   CcContext *ctx = NULL;
-  CcTransfer *transfer = NULL;
-  CcResult result = { 0 };
-  Applied applied = { NULL, NULL, 0.0 };
   GError *error = NULL;
   gboolean keep_effect = FALSE;
-  gint64 start;
-  gsize n = drawables ? gimp_core_object_array_get_length ((GObject **) drawables) : 0;
 
-  if (n != 1)
-    {
-      g_set_error (&error, GIMP_PLUG_IN_ERROR, 0,
-                   "%s works on exactly one drawable; %" G_GSIZE_FORMAT " given",
-                   PLUG_IN_PROC, n);
-      return gimp_procedure_new_return_values (procedure, GIMP_PDB_CALLING_ERROR, error);
-    }
-  drawable = drawables[0];
-  if (gimp_item_is_group (GIMP_ITEM (drawable)))
-    {
-      g_set_error (&error, GIMP_PLUG_IN_ERROR, 0,
-                   "cannot convolve a layer group; pick one of its layers");
-      return gimp_procedure_new_return_values (procedure, GIMP_PDB_EXECUTION_ERROR, error);
-    }
-  if (gimp_drawable_is_indexed (drawable))
-    {
-      g_set_error (&error, GIMP_PLUG_IN_ERROR, 0,
-                   "cannot convolve an indexed image; convert it to RGB or grayscale "
-                   "(Image > Mode) first");
-      return gimp_procedure_new_return_values (procedure, GIMP_PDB_EXECUTION_ERROR, error);
-    }
+  if (!(drawable = one_drawable (procedure, "convolve", drawables, &status, &error)))
+    return gimp_procedure_new_return_values (procedure, status, error);
 
   if (run_mode == GIMP_RUN_INTERACTIVE)
     {
@@ -437,50 +506,26 @@ convolve_run (GimpProcedure        *procedure,
           return gimp_procedure_new_return_values (procedure, GIMP_PDB_CANCEL, NULL);
         }
     }
+  return run_settings (procedure, run_mode, image, drawable, config, settings_from_config,
+                       ctx, keep_effect);
+}
 
-  start = g_get_monotonic_time ();
-  if (!settings_from_config (config, &settings, &error))
-    status = GIMP_PDB_CALLING_ERROR;
-  else if (keep_effect)
-    {
-      /* The dialog left the filter on the layer: GIMP computes it when and
-       * where it shows it, with the method asked for. */
-      applied.method = g_strdup (cc_method_name (settings.method));
-      applied.device = g_strdup ("cuda:convolve in GIMP's process, an editable effect");
-    }
-  else if (!selection_is_partial (drawable) && apply_filter (drawable, &settings, &applied))
-    {
-      applied.ms = (g_get_monotonic_time () - start) / 1000.0;
-      if (run_mode != GIMP_RUN_NONINTERACTIVE)
-        gimp_displays_flush ();
-    }
-  /* No operation in GIMP, or a selection: the plug-in moves the pixels, on
-   * its own engine. */
-  else if (!(transfer = render_transfer_new (drawable, &error)) && error)
-    status = GIMP_PDB_EXECUTION_ERROR;
-  else if ((settings.transfer = transfer), (ctx = ctx ? ctx : cc_context_new ()),
-           !render_drawable (image, drawable, &settings, ctx, &result, &error))
-    status = GIMP_PDB_EXECUTION_ERROR;
-  else
-    {
-      applied.method = g_strdup (result.device[0] ? cc_method_name (result.method_used) : "");
-      applied.device = g_strdup (result.device);
-      applied.ms = (g_get_monotonic_time () - start) / 1000.0;
-      if (run_mode != GIMP_RUN_NONINTERACTIVE)
-        gimp_displays_flush ();
-    }
+/* No dialog: GIMP's config holds the arguments given, or, called
+ * interactively or with the last values, those of the last run. */
+static GimpValueArray *
+deconvolve_run (GimpProcedure        *procedure,
+                GimpRunMode           run_mode,
+                GimpImage            *image,
+                GimpDrawable        **drawables,
+                GimpProcedureConfig  *config,
+                gpointer              run_data)
+{
+  GimpPDBStatusType status;
+  GError *error = NULL;
+  GimpDrawable *drawable = one_drawable (procedure, "deconvolve", drawables, &status, &error);
 
-  values = gimp_procedure_new_return_values (procedure, status, error);
-  if (status == GIMP_PDB_SUCCESS)
-    {
-      GIMP_VALUES_SET_STRING (values, 1, applied.method);
-      GIMP_VALUES_SET_STRING (values, 2, applied.device);
-      GIMP_VALUES_SET_DOUBLE (values, 3, applied.ms);
-    }
-  g_free (applied.method);
-  g_free (applied.device);
-  g_free (settings.matrix);
-  cc_transfer_free (transfer);
-  cc_context_free (ctx);
-  return values;
+  if (!drawable)
+    return gimp_procedure_new_return_values (procedure, status, error);
+  return run_settings (procedure, run_mode, image, drawable, config,
+                       settings_deconvolve_from_config, NULL, FALSE);
 }

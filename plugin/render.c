@@ -50,6 +50,15 @@ source_columns (GimpDrawable *drawable, const GeglRectangle *out, const RenderSe
   *width = MIN (x2, dw) - *x;
 }
 
+/* The rows of halo an output needs above and below it: none for a
+ * deconvolution, which reads the whole drawable and whose engine applies
+ * the border itself. */
+static gint
+halo_rows (const RenderSettings *s)
+{
+  return s->deconvolve ? 0 : (s->height - 1) / 2;
+}
+
 struct _RenderSource
 {
   CcImage       image;      /* the output's rows and its halo rows, border resolved */
@@ -93,7 +102,7 @@ render_read (GimpDrawable *drawable, const GeglRectangle *out, const RenderSetti
              GError **error)
 {
   const Babl *format = render_format (drawable, s->linear);
-  const gint ry = (s->height - 1) / 2;
+  const gint ry = halo_rows (s);
   const gint dh = gimp_drawable_get_height (drawable);
   const gboolean constant = s->border == CC_BORDER_BLACK || s->border == CC_BORDER_WHITE;
   const gint y0 = constant ? MAX (out->y - ry, 0) : out->y - ry;
@@ -186,8 +195,10 @@ render_compute (const RenderSource *src, const RenderSettings *s, CcContext *ctx
   options.stage = stage;
   options.user_data = user_data;
 
-  if (cc_convolve (ctx, &src->image, src->out_x, src->out_y, &dst, &mask, &options, result)
-      != CC_OK)
+  if ((s->deconvolve
+         ? cc_deconvolve (ctx, &src->image, &dst, &mask, &options, &s->deconvolution, result)
+         : cc_convolve (ctx, &src->image, src->out_x, src->out_y, &dst, &mask, &options,
+                        result)) != CC_OK)
     {
       g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "%s", result->message);
       g_free (dst.data);
@@ -200,7 +211,11 @@ render_compute (const RenderSource *src, const RenderSettings *s, CcContext *ctx
  * next and writing a third overlap. */
 #define BAND_BYTES (8 << 20)
 
-#define PROGRESS_TEXT "CUDA convolution"
+static const gchar *
+progress_text (const RenderSettings *s)
+{
+  return s->deconvolve ? "CUDA deconvolution" : "CUDA convolution";
+}
 
 /* One band's computation, on a worker thread: the engine never calls
  * libgimp, so the main thread reads and writes other bands meanwhile. */
@@ -296,7 +311,7 @@ band_wait (BandJob *job, const GeglRectangle *all)
           g_printerr ("%s: %s\n", PLUG_IN_BINARY, stage);
         }
       else if (!stage && shown)
-        gimp_progress_set_text (PROGRESS_TEXT);
+        gimp_progress_set_text (progress_text (job->settings));
       if (stage)
         gimp_progress_pulse ();
       else
@@ -310,7 +325,7 @@ band_wait (BandJob *job, const GeglRectangle *all)
     }
   g_mutex_unlock (&job->lock);
   if (shown)
-    gimp_progress_set_text (PROGRESS_TEXT);
+    gimp_progress_set_text (progress_text (job->settings));
   g_free (shown);
   if (job->thread)
     g_thread_join (job->thread);
@@ -329,11 +344,62 @@ band_free (BandJob *job)
   g_free (job);
 }
 
+/* Every computed pixel is in the shadow buffer: one merge, through the
+ * selection mask, as one undo step. */
+static void
+merge (GimpImage *image, GimpDrawable *drawable, const GeglRectangle *all)
+{
+  gimp_image_undo_group_start (image);
+  gimp_drawable_merge_shadow (drawable, TRUE);
+  gimp_image_undo_group_end (image);
+  gimp_drawable_update (drawable, all->x, all->y, all->width, all->height);
+  gimp_progress_update (1.0);
+}
+
+/* A deconvolution: the whole drawable read and restored in one engine
+ * call on a worker thread (every output pixel depends on every input
+ * pixel), and only the selection's bounds written to the shadow buffer,
+ * which the merge then takes through the selection mask. */
+static gboolean
+restore_drawable (GimpImage *image, GimpDrawable *drawable, const RenderSettings *s,
+                  CcContext *ctx, const GeglRectangle *all, CcResult *result, GError **error)
+{
+  const GeglRectangle whole = { 0, 0, gimp_drawable_get_width (drawable),
+                                gimp_drawable_get_height (drawable) };
+  const Babl *format = render_format (drawable, s->linear);
+  const gsize bpp = babl_format_get_bytes_per_pixel (format);
+  RenderSource *source;
+  GeglBuffer *shadow;
+  BandJob *job;
+
+  if (!(source = render_read (drawable, &whole, s, error)))
+    return FALSE;
+  gimp_progress_init (progress_text (s));
+  job = band_start (source, s, ctx);
+  band_wait (job, &whole);
+  if (!job->pixels)
+    {
+      g_propagate_error (error, g_steal_pointer (&job->error));
+      band_free (job);
+      return FALSE;
+    }
+  shadow = gimp_drawable_get_shadow_buffer (drawable);
+  gegl_buffer_set (shadow, all, 0, format,
+                   job->pixels + ((gsize) all->y * whole.width + all->x) * bpp,
+                   (gint) (whole.width * bpp));
+  gegl_buffer_flush (shadow);
+  g_object_unref (shadow);
+  *result = job->result;
+  band_free (job);
+  merge (image, drawable, all);
+  return TRUE;
+}
+
 gboolean
 render_drawable (GimpImage *image, GimpDrawable *drawable, const RenderSettings *s,
                  CcContext *ctx, CcResult *result, GError **error)
 {
-  const gint ry = (s->height - 1) / 2;
+  const gint ry = halo_rows (s);
   const Babl *format = render_format (drawable, s->linear);
   GeglRectangle all, band;
   GeglBuffer *shadow;
@@ -345,6 +411,8 @@ render_drawable (GimpImage *image, GimpDrawable *drawable, const RenderSettings 
   memset (result, 0, sizeof *result);
   if (!gimp_drawable_mask_intersect (drawable, &all.x, &all.y, &all.width, &all.height))
     return TRUE;   /* the selection misses this drawable: nothing to do */
+  if (s->deconvolve)
+    return restore_drawable (image, drawable, s, ctx, &all, result, error);
 
   /* Bands of output rows, each read with its halo: memory stays bounded
    * whatever the layer's size, and band k + 1 is read and band k - 1
@@ -354,7 +422,7 @@ render_drawable (GimpImage *image, GimpDrawable *drawable, const RenderSettings 
   rows = (gint) MAX ((gint64) (MIN (cc_host_budget (), G_MAXSIZE) / 3 / row_bytes) - 2 * ry, 1);
   rows = MIN (rows, MAX ((gint) (BAND_BYTES / row_bytes), 64));
 
-  gimp_progress_init (PROGRESS_TEXT);
+  gimp_progress_init (progress_text (s));
   shadow = gimp_drawable_get_shadow_buffer (drawable);
   band = all;
   band.height = MIN (rows, all.height);
@@ -393,14 +461,8 @@ render_drawable (GimpImage *image, GimpDrawable *drawable, const RenderSettings 
       band_free (done);
       if (!next)
         {
-          /* Every band is in the shadow buffer: one merge, through the
-           * selection mask, as one undo step. */
           g_object_unref (shadow);
-          gimp_image_undo_group_start (image);
-          gimp_drawable_merge_shadow (drawable, TRUE);
-          gimp_image_undo_group_end (image);
-          gimp_drawable_update (drawable, all.x, all.y, all.width, all.height);
-          gimp_progress_update (1.0);
+          merge (image, drawable, &all);
           return TRUE;
         }
     }

@@ -28,6 +28,10 @@ typedef struct
   gboolean   blue;
   const CcTransfer *transfer;  /* the drawable's, from render_transfer_new */
   CcShapeSpec shape;           /* the shape the mask was made from, or CC_SHAPE_MATRIX */
+  gboolean   deconvolve;       /* undo a blur by the mask (cc_deconvolve) rather than
+                                  convolve: the whole drawable read, restored, and
+                                  written where the selection is */
+  CcDeconvolveParams deconvolution;
 } RenderSettings;
 
 /* The format pixels travel in: the drawable's own sample type and colour
@@ -50,15 +54,18 @@ CcTransfer *render_transfer_new  (GimpDrawable         *drawable,
 typedef struct _RenderSource RenderSource;
 
 /* Reads what the rectangle 'out' of 'drawable' (drawable coordinates)
- * needs: it and the real pixels around it as halo, in render_format(). */
+ * needs: it and the real pixels around it as halo, in render_format().  A
+ * deconvolution's 'out' is the whole drawable, read without halo: the
+ * engine applies the border. */
 RenderSource *render_read        (GimpDrawable         *drawable,
                                   const GeglRectangle  *out,
                                   const RenderSettings *settings,
                                   GError              **error);
 void        render_source_free   (RenderSource         *source);
 
-/* Convolves a read rectangle; returns its pixels in render_format()
- * (g_free them), or NULL and an error. */
+/* Convolves a read rectangle, or restores the whole drawable read;
+ * returns its pixels in render_format() (g_free them), or NULL and an
+ * error. */
 guchar     *render_compute       (const RenderSource   *source,
                                   const RenderSettings *settings,
                                   CcContext            *ctx,
@@ -69,8 +76,9 @@ guchar     *render_compute       (const RenderSource   *source,
                                   CcResult             *result,
                                   GError              **error);
 
-/* Convolves the selected part of 'drawable' and merges it as one undo step.
- * On any error the drawable is left as it was. */
+/* Convolves the selected part of 'drawable', or restores the whole of it
+ * and writes the selected part, and merges it as one undo step.  On any
+ * error the drawable is left as it was. */
 gboolean    render_drawable      (GimpImage            *image,
                                   GimpDrawable         *drawable,
                                   const RenderSettings *settings,

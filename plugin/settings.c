@@ -64,9 +64,11 @@ mask_of_drawable (GimpDrawable *drawable, RenderSettings *s, GError **error)
   return ok;
 }
 
-/* Reads and checks the arguments; on failure 'error' says which and why. */
-gboolean
-settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **error)
+/* Reads and checks the arguments both procedures have: the mask, border,
+ * method, linear light and the channels; on failure 'error' says which and
+ * why. */
+static gboolean
+shared_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **error)
 {
   gchar *preset_id = NULL, *border = NULL, *method = NULL, *shape = NULL;
   GimpArray *matrix = NULL;
@@ -87,9 +89,6 @@ settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **e
                 "normalize",       &normalize,
                 "border",          &border,
                 "method",          &method,
-                "clamp",           &s->clamp,
-                "alpha-weighting", &s->alpha_weighting,
-                "affect-alpha",    &s->affect_alpha,
                 "linear",          &s->linear,
                 "red",             &s->red,
                 "green",           &s->green,
@@ -165,3 +164,60 @@ out:
   return ok;
 }
 
+
+gboolean
+settings_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **error)
+{
+  if (!shared_from_config (config, s, error))
+    return FALSE;
+  g_object_get (config,
+                "clamp",           &s->clamp,
+                "alpha-weighting", &s->alpha_weighting,
+                "affect-alpha",    &s->affect_alpha,
+                NULL);
+  return TRUE;
+}
+
+gboolean
+settings_deconvolve_from_config (GimpProcedureConfig *config, RenderSettings *s,
+                                 GError **error)
+{
+  CcDeconvolveParams *p = &s->deconvolution;
+  gchar *algorithm = NULL, *init = NULL;
+  CcMask mask;
+  char why[512];
+  gboolean ok = FALSE;
+
+  if (!shared_from_config (config, s, error))
+    return FALSE;
+  /* Clamped, alpha kept: as the tool's --deconvolve and cuda:deconvolve
+   * by default. */
+  s->deconvolve = TRUE;
+  s->clamp = TRUE;
+  cc_deconvolve_params_init (p);
+  g_object_get (config,
+                "algorithm",  &algorithm,
+                "iterations", &p->iterations,
+                "init",       &init,
+                "tv-weight",  &p->tv_weight,
+                "noise",      &p->noise,
+                NULL);
+  mask = (CcMask) { s->width, s->height, s->matrix, s->divisor, s->offset };
+  if (!cc_deconvolve_algorithm_from_name (algorithm, &p->algorithm))
+    g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
+                 "algorithm '%s' is not richardson-lucy or wiener", algorithm ? algorithm : "");
+  else if (!cc_deconvolve_start_from_name (init, &p->start))
+    g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "init '%s' is not flat or image",
+                 init ? init : "");
+  /* The engine's own refusal, before any pixel moves: GIMP's
+   * cuda:deconvolve would pass such a mask's input through, unchanged. */
+  else if (!cc_deconvolve_check (&mask, p, why, sizeof why))
+    g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "%s", why);
+  else
+    ok = TRUE;
+  if (!ok)
+    g_clear_pointer (&s->matrix, g_free);
+  g_free (algorithm);
+  g_free (init);
+  return ok;
+}

@@ -11,10 +11,16 @@
 
 #define PLUG_IN_BINARY "plug-in-cuda-convolve"
 
-/* Reads and checks the procedure's arguments (a preset supplies the mask);
- * FALSE and 'error' say which is wrong and why.  Free s->matrix. */
+/* Reads and checks plug-in-cuda-convolve's arguments (a preset supplies
+ * the mask); FALSE and 'error' say which is wrong and why.  Free
+ * s->matrix. */
 gboolean  settings_from_config         (GimpProcedureConfig *config,
                                         RenderSettings      *s,
                                         GError             **error);
+/* The same for plug-in-cuda-deconvolve's, the mask checked as the blur
+ * cc_deconvolve takes. */
+gboolean  settings_deconvolve_from_config (GimpProcedureConfig *config,
+                                           RenderSettings      *s,
+                                           GError             **error);
 
 #endif /* CC_SETTINGS_H */

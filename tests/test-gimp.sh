@@ -1,13 +1,14 @@
 #!/bin/sh
 # plug-in-cuda-convolve in real GIMP 3: one GIMP start runs the Python suite
-# (tests/gimp/procedure.py), one the Script-Fu suite (procedure.scm), one the
-# comparison with GIMP's own Convolution Matrix (parity.py); these run
+# (tests/gimp/procedure.py), one the Script-Fu suite (procedure.scm, both
+# procedures), one plug-in-cuda-deconvolve's (deconvolve.py, against the
+# tool), one the comparison with GIMP's own Convolution Matrix (parity.py); these run
 # without the GEGL operation, so the procedure moves the pixels itself (its
 # fallback).  Then with the operation: its suite (op.py), cuda:deconvolve's
-# (deconvolve-op.py, with its refusals' words in GIMP's log), parity again
-# (the procedure now applies through it), the tool's files against GIMP's
-# own (files.py), GEGL threads and a fault.  All of that on the CPU; where a GPU
-# is usable, the suites again on it, with gpu.py and GPU faults.  GIMP finds
+# (deconvolve-op.py, with its refusals' words in GIMP's log), parity and
+# deconvolve.py again (the procedures now apply through the operations),
+# the tool's files against GIMP's own (files.py), GEGL threads and a
+# fault.  All of that on the CPU; where a GPU is usable, the suites again on it, with gpu.py and GPU faults.  GIMP finds
 # the uninstalled plug-in through a scratch profile.  Skips (77) only where
 # GIMP 3 cannot be found.
 #
@@ -84,6 +85,11 @@ run ()   # interpreter, batch command, log name
 }
 run python-fu-eval "exec(open('$srcdir/tests/gimp/procedure.py').read())" python
 run plug-in-script-fu-eval "(load \"$srcdir/tests/gimp/procedure.scm\")" script-fu
+# plug-in-cuda-deconvolve on its own pixel path: its results against the
+# tool's on the same pixels.
+mkdir -p "$tmp/deconvolve"
+CC_TOOL="$tool" CC_SCRATCH="$tmp/deconvolve" \
+  run python-fu-eval "exec(open('$srcdir/tests/gimp/deconvolve.py').read())" deconvolve
 # The same pixels as GIMP's own Convolution Matrix.
 run python-fu-eval "exec(open('$srcdir/tests/gimp/parity.py').read())" parity
 # Short starts under other environments: a host budget of a few rows (the
@@ -172,6 +178,8 @@ if [ -f "$data/gegl-0.4/plug-ins/cuda-convolve-gpl3.so" ]; then
   # The procedure's suite again, now through the operation.
   export CC_OP=1
   run python-fu-eval "exec(open('$srcdir/tests/gimp/procedure.py').read())" procedure-op
+  CC_SCRATCH="$tmp/deconvolve" \
+    run python-fu-eval "exec(open('$srcdir/tests/gimp/deconvolve.py').read())" deconvolve-op-proc
   run python-fu-eval "exec(open('$srcdir/tests/gimp/parity.py').read())" parity-op
   # The tool's outputs of files GIMP exported, opened in GIMP beside the
   # procedure's result on GIMP's own load of each file.
@@ -206,6 +214,9 @@ if [ -f "$data/gegl-0.4/plug-ins/cuda-convolve-gpl3.so" ]; then
     CUDA_CONVOLVE_GPU_BLOCK=300000 \
       run python-fu-eval "exec(open('$srcdir/tests/gimp/gpu.py').read())" gpu
     run python-fu-eval "exec(open('$srcdir/tests/gimp/procedure.py').read())" procedure-gpu
+    CC_SCRATCH="$tmp/deconvolve" \
+      run python-fu-eval "exec(open('$srcdir/tests/gimp/deconvolve.py').read())" \
+      deconvolve-gpu
     run python-fu-eval "exec(open('$srcdir/tests/gimp/op.py').read())" op-gpu
     run python-fu-eval "exec(open('$srcdir/tests/gimp/deconvolve-op.py').read())" \
       deconvolve-op-gpu

@@ -8,6 +8,7 @@ import math
 import os
 import random
 import struct
+import subprocess
 import sys
 
 sys.path.insert(0, os.environ["CC_TEST_DIR"])
@@ -170,8 +171,11 @@ def new_image(w, h, model="RGBA", stype="u8", hdr=False, precision=None):
     return image, layer, px
 
 
-def run(image, drawables, **args):
-    cfg = proc.create_config()
+def run(image, drawables, procedure=None, **args):
+    """Runs plug-in-cuda-convolve, or 'procedure', non-interactively:
+    (status, the return values or the error's message)."""
+    procedure = procedure or proc
+    cfg = procedure.create_config()
     cfg.set_property("image", image)
     cfg.set_core_object_array("drawables", drawables)
     for key, value in args.items():
@@ -182,9 +186,47 @@ def run(image, drawables, **args):
             cfg.set_property("matrix", gv.get_boxed())
         else:
             cfg.set_property(key, value)
-    result = proc.run(cfg)
+    result = procedure.run(cfg)
     values = [result.index(i) for i in range(result.length())]
     return values[0], values[1:]
+
+
+def check_refusals(image, layer, px, bad, procedure=None):
+    """Each (what, arguments, word) of 'bad' refused with a message holding
+    'word', the pixels as they were and the image clean (no undo step)."""
+    raw = px.raw()
+    for what, args, word in bad:
+        status, values = run(image, [layer], procedure=procedure, **args)
+        check(status != Gimp.PDBStatusType.SUCCESS and word in str(values[0]),
+              "%s: refused with a clear message: %s %r" % (what, status, values[0]))
+        check(px.raw() == raw and not image.is_dirty(), "%s: pixels untouched" % what)
+
+
+def check_gpu_method(image, layer, px, procedure=None, **args):
+    """An explicit GPU method: on the GPU where one is usable (CC_GPU); else
+    refused by the plug-in's own pixel path, the image as it was, and run
+    on the CPU by the operation in GIMP (which never fails a region), the
+    return value saying so."""
+    raw = px.raw()
+    status, values = run(image, [layer], procedure=procedure, method="tiled", **args)
+    if os.environ.get("CC_GPU"):
+        check(status == Gimp.PDBStatusType.SUCCESS and values[0] == "tiled",
+              "an explicit GPU method runs on the GPU: %r" % values)
+    elif os.environ.get("CC_OP"):
+        check(status == Gimp.PDBStatusType.SUCCESS and values[0] == "cpu",
+              "an explicit GPU method without a GPU runs on the CPU in GIMP: %r" % values)
+    else:
+        check(status != Gimp.PDBStatusType.SUCCESS and "GPU" in str(values[0]),
+              "an explicit GPU method without a GPU is refused: %s %r" % (status, values[0]))
+        check(px.raw() == raw and not image.is_dirty(), "refused: pixels untouched")
+
+
+def indexed_image():
+    image = Gimp.Image.new(5, 5, Gimp.ImageBaseType.INDEXED)
+    layer = Gimp.Layer.new(image, "i", 5, 5, Gimp.ImageType.INDEXED_IMAGE, 100,
+                           Gimp.LayerMode.NORMAL)
+    image.insert_layer(layer, None, 0)
+    return image, layer
 
 
 def tolerance(stype, matrix, divisor, hdr=False):
@@ -271,6 +313,145 @@ def rendered(image):
     data = Pixels(layer, "R'G'B'A u8", "u8", 4).raw()
     dup.delete()
     return data
+
+
+# ---- Deconvolution: photograph-like images, and the tool on the same pixels
+
+
+def photo_image(w, h, stype, model="RGB", blur=None):
+    """An image of that sample type (float: linear light; u8: sRGB codes)
+    and model holding a photograph-like picture, blurred by
+    plug-in-cuda-convolve with the arguments 'blur' (border mirror unless
+    they say) where given: through cuda:convolve where GIMP has it."""
+    precision = {"float": Gimp.Precision.FLOAT_LINEAR,
+                 "u8": Gimp.Precision.U8_NON_LINEAR}[stype]
+    _, _, channels, alpha = MODELS[model]
+    image, layer, _ = new_image(w, h, model, stype, precision=precision)
+    Pixels(layer, babl_name(model, "float", linear=True), "float", channels).write(
+        photo(w, h, channels - alpha, alpha))
+    if blur:
+        args = dict(border="mirror")
+        args.update(blur)
+        status, values = run(image, [layer], **args)
+        if status != Gimp.PDBStatusType.SUCCESS:
+            raise Exception("the blur failed: %s" % values)
+    image.clean_all()
+    return image, layer
+
+
+def work_pixels(layer, stype, model="RGB"):
+    """The layer as the tool's file holds it: linear floats or sRGB codes."""
+    channels = MODELS[model][2]
+    return Pixels(layer, babl_name(model, stype, linear=stype == "float"), stype, channels)
+
+
+# (sample type, channels) -> the file's magic and extension
+FILE_KINDS = {("float", 1): (b"Pf", "pfm"), ("float", 3): (b"PF", "pfm"),
+              ("u8", 1): (b"P5", "pgm"), ("u8", 3): (b"P6", "ppm"), ("u8", 4): (b"P7", "pam")}
+
+
+def write_file(px, path):
+    """PFM (bottom row first, little-endian floats), binary PGM and PPM, or
+    PAM with alpha."""
+    data = px.raw()
+    magic = FILE_KINDS[(px.stype, px.channels)][0]
+    row = px.w * px.channels * (4 if px.stype == "float" else 1)
+    with open(path, "wb") as f:
+        if px.stype == "float":
+            f.write(b"%s\n%d %d\n-1.0\n" % (magic, px.w, px.h))
+            for y in reversed(range(px.h)):
+                f.write(data[y * row:(y + 1) * row])
+        else:
+            if magic == b"P7":
+                f.write(b"P7\nWIDTH %d\nHEIGHT %d\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\n"
+                        b"ENDHDR\n" % (px.w, px.h))
+            else:
+                f.write(b"%s\n%d %d\n255\n" % (magic, px.w, px.h))
+            f.write(data)
+
+
+def read_file(path, stype):
+    """A PFM, PGM, PPM or PAM the tool wrote, as rows of pixels in the 0..1
+    scale."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"P7":
+        pos = data.index(b"ENDHDR\n") + 7
+        header = dict(line.split(None, 1) for line in data[3:pos - 7].decode().splitlines()
+                      if line.strip())
+        w, h, c = int(header["WIDTH"]), int(header["HEIGHT"]), int(header["DEPTH"])
+        fields = ["P7", w, h, header["MAXVAL"]]
+    else:
+        fields, pos = [], 0
+        while len(fields) < 4:
+            while data[pos:pos + 1].isspace():
+                pos += 1
+            end = pos
+            while not data[end:end + 1].isspace():
+                end += 1
+            fields.append(data[pos:end].decode())
+            pos = end
+        pos += 1
+        w, h = int(fields[1]), int(fields[2])
+        c = 1 if fields[0] in ("Pf", "P5") else 3
+    n = w * h * c
+    if stype == "float":
+        order = "<" if float(fields[3]) < 0 else ">"
+        values = struct.unpack("%s%df" % (order, n), data[pos:pos + 4 * n])
+        rows = [values[(h - 1 - y) * w * c:(h - y) * w * c] for y in range(h)]
+    else:
+        values = [v / 255.0 for v in data[pos:pos + n]]
+        rows = [values[y * w * c:(y + 1) * w * c] for y in range(h)]
+    return [[list(r[x * c:x * c + c]) for x in range(w)] for r in rows]
+
+
+def tool(px, args, name, scratch):
+    """The tool (CC_TOOL) on the layer's pixels, written to a file in
+    'scratch' and read back."""
+    ext = FILE_KINDS[(px.stype, px.channels)][1]
+    src = os.path.join(scratch, "%s.%s" % (name, ext))
+    out = os.path.join(scratch, "%s-out.%s" % (name, ext))
+    write_file(px, src)
+    done = subprocess.run([os.environ["CC_TOOL"]] + args + [src, out], capture_output=True,
+                          text=True)
+    if done.returncode != 0:
+        raise Exception("the tool failed: %s" % done.stderr)
+    return read_file(out, px.stype)
+
+
+def worst_difference(a, b):
+    return max(abs(p[c] - q[c]) for ra, rb in zip(a, b) for p, q in zip(ra, rb)
+               for c in range(len(p)))
+
+
+def psnr(a, b):
+    n = sum(len(p) for row in a for p in row)
+    mse = sum((p[c] - q[c]) ** 2 for ra, rb in zip(a, b) for p, q in zip(ra, rb)
+              for c in range(len(p))) / n
+    return 10 * math.log10(1.0 / mse)
+
+
+def check_restores(restore):
+    """A photograph blurred by a disc of radius 3: Richardson-Lucy (mirror)
+    and Wiener (wrap: its own period, where a mirrored image's seam would
+    ring through a disc's inverse filter) bring it closer to the sharp
+    one.  restore(image, layer, **arguments) deconvolves by that disc with
+    the arguments; False where it failed."""
+    image, layer = photo_image(64, 64, "float")
+    sharp = work_pixels(layer, "float").read()
+    image.delete()
+    for what, args, gain in (("Richardson-Lucy, the defaults", {}, 2.0),
+                             ("Wiener, noise 0.01, wrap", dict(algorithm="wiener",
+                                                               border="wrap"), 1.5)):
+        blur = dict(shape="disc", radius=3.0, border=args.get("border", "mirror"))
+        image, layer = photo_image(64, 64, "float", blur=blur)
+        blurred = work_pixels(layer, "float").read()
+        ran = restore(image, layer, shape="disc", radius=3.0, **args)
+        restored = work_pixels(layer, "float").read()
+        before, after = psnr(blurred, sharp), psnr(restored, sharp)
+        check(ran and after >= before + gain, "%s raises the PSNR of a disc blur by %g dB or "
+              "more: %.2f dB to %.2f dB" % (what, gain, before, after))
+        image.delete()
 
 
 def rounded(stype, v):

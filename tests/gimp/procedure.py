@@ -235,7 +235,6 @@ def test_channels():
 
 def test_errors():
     image, layer, px = new_image(9, 7)
-    raw = px.raw()
     bad = [
         ("even mask-width", dict(mask_width=4), "odd"),
         ("matrix length", dict(matrix=[1, 2, 3, 4, 5, 6, 7, 8]), "matrix"),
@@ -249,27 +248,8 @@ def test_errors():
         ("border with a space", dict(border=" white"), "border"),
         ("unknown method", dict(method="fastest"), "method"),
     ]
-    for what, args, word in bad:
-        status, values = run(image, [layer], **args)
-        check(status != Gimp.PDBStatusType.SUCCESS and word in str(values[0]),
-              "%s: refused with a clear message: %s %r" % (what, status, values[0]))
-        check(px.raw() == raw and not image.is_dirty(), "%s: pixels untouched" % what)
-
-    # An explicit GPU method: on the GPU where one is usable (CC_GPU); else
-    # refused by the plug-in's own pixel path, and run on the CPU by the
-    # operation in GIMP (which never fails a region), the return value
-    # saying so.
-    status, values = run(image, [layer], method="tiled")
-    if os.environ.get("CC_GPU"):
-        check(status == Gimp.PDBStatusType.SUCCESS and values[0] == "tiled",
-              "an explicit GPU method runs on the GPU: %r" % values)
-    elif os.environ.get("CC_OP"):
-        check(status == Gimp.PDBStatusType.SUCCESS and values[0] == "cpu",
-              "an explicit GPU method without a GPU runs on the CPU in GIMP: %r" % values)
-    else:
-        check(status != Gimp.PDBStatusType.SUCCESS and "GPU" in str(values[0]),
-              "an explicit GPU method without a GPU is refused: %s %r" % (status, values[0]))
-        check(px.raw() == raw and not image.is_dirty(), "refused: pixels untouched")
+    check_refusals(image, layer, px, bad)
+    check_gpu_method(image, layer, px)
     image.clean_all()
     raw = px.raw()
 
@@ -305,10 +285,7 @@ def test_errors():
           "a layer group is refused: %r" % values[0])
     image.delete()
 
-    image = Gimp.Image.new(5, 5, Gimp.ImageBaseType.INDEXED)
-    layer = Gimp.Layer.new(image, "i", 5, 5, Gimp.ImageType.INDEXED_IMAGE, 100,
-                           Gimp.LayerMode.NORMAL)
-    image.insert_layer(layer, None, 0)
+    image, layer = indexed_image()
     status, values = run(image, [layer])
     check(status != Gimp.PDBStatusType.SUCCESS and "indexed" in str(values[0]),
           "an indexed image is refused: %r" % values[0])
