@@ -118,8 +118,9 @@ run_case (CcContext *ctx, const GpuCase *c, int iterations)
 
 /* The source read and the result written on the device, against the
  * host's, for both algorithms: a sample type, with the sRGB transfer or
- * without, alpha or not, red kept; codes within one step (floats within
- * 1e-4), alpha and the kept channel the source's, bit for bit.  Float
+ * without, alpha or not, red kept; codes within one step (halves within
+ * one step at 1, floats within 1e-4), alpha and the kept channel the
+ * source's, bit for bit.  Float
  * sources carry NaN and Inf, which both count and take as 0. */
 typedef struct
 {
@@ -135,7 +136,7 @@ sample_at (const void *p, CcType type, int64_t i)
     {
     case CC_TYPE_U8:   return ((const uint8_t *) p)[i];
     case CC_TYPE_U16:  return ((const uint16_t *) p)[i];
-    case CC_TYPE_HALF: return ((const uint16_t *) p)[i];   /* codes: steps of a half */
+    case CC_TYPE_HALF: return cc_half_to_float (((const uint16_t *) p)[i]);
     default:           return ((const float *) p)[i];
     }
 }
@@ -199,7 +200,9 @@ run_samples (CcContext *ctx, const SampleCase *c, CcDeconvolveAlgorithm algorith
       worst = fmax (worst, fabs (sample_at (gpu, c->type, i) - sample_at (cpu, c->type, i)));
       kept += copied && memcmp (gpu + i * size, in + i * size, size) != 0;
     }
-  CHECK (worst <= (is_float ? 1e-4 : 1) && kept == 0 && strncmp (rg.kernel, "gpu", 3) == 0 &&
+  /* Codes within one step; a half's value within one of its steps at 1
+   * (2^-11), a float's within 1e-4. */
+  CHECK (worst <= (is_float ? 1e-4 : c->type == CC_TYPE_HALF ? 1.0 / 2048 : 1) && kept == 0 && strncmp (rg.kernel, "gpu", 3) == 0 &&
          strcmp (rg.message, rc.message) == 0,
          "%s, %s%s x%d%s%s, disc of radius 10: %g apart, %lld kept samples "
          "changed ('%s' '%s', %.1f ms; CPU '%s', %.1f ms)",
