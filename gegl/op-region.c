@@ -440,8 +440,9 @@ compute_with (GeglOperation            *operation,
   /* A deconvolution reads the whole input, and the engine applies the
    * border itself. */
   fetch = deconvolve ? *roi : region_fetch (s, roi, bounds, &call.options);
-  /* The engine reads a deconvolution's source into planes of its own, so
-   * page-locked memory would win it nothing. */
+  /* A deconvolution takes ordinary memory: page-locked buffers would speed
+   * its one copy each way to and from the GPU, but they are the GPU blocks'
+   * and held for the call, and their gain here is not measured. */
   if (!buffers_get (&buffers, (gsize) fetch.width * fetch.height * bpp,
                     (gsize) roi->width * roi->height * bpp, whole && !deconvolve))
     {

@@ -120,7 +120,7 @@ curve_of (const DevTransfer &t, long long i, int channels)
 {
   const int c = (int) (i % channels);
 
-  return c >= t.colour ? -1 : t.curves == 1 ? 0 : c;
+  return c >= t.colour ? -1 : transfer_curve (t, c);
 }
 
 template <typename T>

@@ -45,7 +45,7 @@ sample_in (const DevTransfer &t, bool tables, int c, T v)
 {
   if constexpr (has_codes<T>)
     if (tables)
-      return code_to_linear (t, t.curves == 1 ? 0 : c, v);
+      return code_to_linear (t, transfer_curve (t, c), v);
   return to_f (v);
 }
 
@@ -56,7 +56,7 @@ sample_out (const DevTransfer &t, bool tables, int c, float v, T *o)
   if constexpr (has_codes<T>)
     if (tables)
       {
-        *o = linear_to_code<T> (t, t.curves == 1 ? 0 : c, v);
+        *o = linear_to_code<T> (t, transfer_curve (t, c), v);
         return;
       }
   from_f (v, o);

@@ -32,6 +32,13 @@ __device__ __forceinline__ void from_f (float v, double *o)   { *o = v; }
 template <typename T>
 constexpr bool has_codes = std::is_same<T, uint8_t>::value || std::is_same<T, uint16_t>::value;
 
+/* The curve colour channel c takes. */
+__device__ __forceinline__ int
+transfer_curve (const DevTransfer &t, int c)
+{
+  return t.curves == 1 ? 0 : c;
+}
+
 /* Code v of curve k in linear light, and linear light v as a code of curve
  * k, rounded in the encoding (u8 and u16 only). */
 template <typename T>

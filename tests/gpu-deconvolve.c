@@ -275,31 +275,52 @@ run_channel_at_a_time (CcContext *ctx)
   free (cpu);
 }
 
+/* A small gray scene and a 3x3 binomial blur, for the checks of where a
+ * job runs rather than of what it gives. */
+#define SMALL_W 96
+#define SMALL_H 80
+
+typedef struct
+{
+  float   in[SMALL_W * SMALL_H], out[SMALL_W * SMALL_H];
+  double  weights[9];
+  CcImage src, dst;
+  CcMask  mask;
+} SmallJob;
+
+static void
+small_job (SmallJob *j)
+{
+  static const double binomial[9] = { 1, 2, 1, 2, 4, 2, 1, 2, 1 };
+
+  for (int i = 0; i < SMALL_W * SMALL_H; i++)
+    j->in[i] = check_scene (i % SMALL_W, i / SMALL_W, 0);
+  memcpy (j->weights, binomial, sizeof binomial);
+  j->src = (CcImage) { j->in, CC_TYPE_FLOAT, 1, SMALL_W, SMALL_H, SMALL_W * 4, false };
+  j->dst = (CcImage) { j->out, CC_TYPE_FLOAT, 1, SMALL_W, SMALL_H, SMALL_W * 4, false };
+  j->mask = (CcMask) { 3, 3, j->weights, 16.0, 0.0 };
+}
+
 /* A white border: 'auto' takes the CPU and says why; a GPU method asked
  * for is refused. */
 static void
 run_white (CcContext *ctx)
 {
-  float in[64 * 48], out[64 * 48];
-  const CcImage src = { in, CC_TYPE_FLOAT, 1, 64, 48, 64 * 4, false };
-  const CcImage dst = { out, CC_TYPE_FLOAT, 1, 64, 48, 64 * 4, false };
-  double m[9] = { 1, 2, 1, 2, 4, 2, 1, 2, 1 };
-  const CcMask mask = { 3, 3, m, 16.0, 0.0 };
+  static SmallJob j;
   CcDeconvolveParams p;
   CcOptions o;
   CcResult r;
   CcStatus st;
 
-  for (int i = 0; i < 64 * 48; i++)
-    in[i] = check_scene (i % 64, i / 64, 0);
+  small_job (&j);
   cc_deconvolve_params_init (&p);
   cc_options_init (&o);
   o.border = CC_BORDER_WHITE;
-  st = cc_deconvolve (ctx, &src, &dst, &mask, &o, &p, &r);
+  st = cc_deconvolve (ctx, &j.src, &j.dst, &j.mask, &o, &p, &r);
   CHECK (st == CC_OK && strncmp (r.kernel, "cpu", 3) == 0 && strstr (r.message, "white"),
          "a white border under auto: %s '%s' '%s'", cc_status_name (st), r.kernel, r.message);
   o.method = CC_METHOD_FFT;
-  st = cc_deconvolve (ctx, &src, &dst, &mask, &o, &p, &r);
+  st = cc_deconvolve (ctx, &j.src, &j.dst, &j.mask, &o, &p, &r);
   CHECK (st == CC_ERROR_UNSUPPORTED && strstr (r.message, "white"),
          "a white border by fft: %s '%s'", cc_status_name (st), r.message);
 }
@@ -389,19 +410,14 @@ run_wiener (CcContext *ctx, const WienerCase *c)
 static void
 run_wiener_budget (CcContext *ctx)
 {
-  static float in[96 * 80], out[96 * 80];
-  const CcImage src = { in, CC_TYPE_FLOAT, 1, 96, 80, 96 * 4, false };
-  const CcImage dst = { out, CC_TYPE_FLOAT, 1, 96, 80, 96 * 4, false };
-  double m[9] = { 1, 2, 1, 2, 4, 2, 1, 2, 1 };
-  const CcMask mask = { 3, 3, m, 16.0, 0.0 };
   static const CcMethod methods[] = { CC_METHOD_AUTO, CC_METHOD_TILED };
+  static SmallJob j;
   CcDeconvolveParams p;
   CcOptions o;
   CcResult r;
   CcStatus st;
 
-  for (int i = 0; i < 96 * 80; i++)
-    in[i] = check_scene (i % 96, i / 96, 0);
+  small_job (&j);
   cc_deconvolve_params_init (&p);
   p.algorithm = CC_DECONVOLVE_WIENER;
   cc_options_init (&o);
@@ -409,7 +425,7 @@ run_wiener_budget (CcContext *ctx)
   for (int i = 0; i < 2; i++)
     {
       o.method = methods[i];
-      st = cc_deconvolve (ctx, &src, &dst, &mask, &o, &p, &r);
+      st = cc_deconvolve (ctx, &j.src, &j.dst, &j.mask, &o, &p, &r);
       CHECK (st == CC_OK && strncmp (r.kernel, "cpu wiener", 10) == 0 &&
              strstr (r.message, "fell back") && strstr (r.message, "budget"),
              "Wiener past the device budget by %s: %s '%s' '%s'", cc_method_name (methods[i]),
