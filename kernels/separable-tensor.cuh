@@ -528,11 +528,17 @@ struct FusedTensorBlock
     float *const step_out = a.dst.data + (y_first + 16 * s + g) * a.dst.pitch +
                             (long long) (bx0 + 2 * q) * 4;
 
+    /* Unrolled whole, to the most groups a warp has: the bound a constant,
+     * since the pragma alone leaves a loop in a member function whose
+     * trip count it cannot see. */
 #pragma unroll
-    for (int O = warp; O < FT_OUT_GROUPS; O += FT_WARPS)
+    for (int i = 0; i < (FT_OUT_GROUPS + FT_WARPS - 1) / FT_WARPS; i++)
       {
+        const int O = warp + i * FT_WARPS;
         float acc[4][4] = {};
 
+        if (O >= FT_OUT_GROUPS)
+          break;
         row_sums (from, O, acc);
         store_group (s, O, step_out, acc);
       }
