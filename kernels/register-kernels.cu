@@ -45,6 +45,208 @@ reg_nx (int channels, int kw, bool weighted)
          : channels == 4 || kw > 31 ? 7 : channels == 3 ? 9 : channels == 2 ? 13 : 21;
 }
 
+/* One block's walk over its tiles: the tile's shape and buffers, and a
+ * tile's place and sums as each is computed.  Each stage is a member,
+ * inlined, so that the sums stay in registers as the lambda's did. */
+template <int C, int KW, bool WEIGHTED>
+struct RegisterBlock
+{
+  static constexpr int REG_NX = reg_nx (C, KW, WEIGHTED);
+  const ConvArgs &a;
+  const Walk &w;
+  const int mh;
+  const int span;   /* output pixels a tile row covers */
+  const Tile t;
+  TileBuffers buffers;
+  /* The tile's first output column and row, this thread's first output
+   * and row, whether it has any, and the tile's buffer. */
+  int bx0, by, ox0, oy;
+  bool active;
+  float *tile;
+  float plain[REG_NX][C], kca[WEIGHTED ? REG_NX : 1][C], wabs[REG_NX];
+
+  __device__ __forceinline__
+  RegisterBlock (const ConvArgs &args, const Walk &walk, float *shared)
+    : a (args), w (walk), mh (a.mask_height), span (blockDim.x * REG_NX),
+      t (tile_for<C> (span + KW - 1, blockDim.y + mh - 1, a.out_x - (KW - 1) / 2))
+  {
+    buffers.init (shared, w.floats, w.buffers);
+  }
+
+  /* Starts loading tile i into buffer b. */
+  __device__ __forceinline__ void
+  load (int b, int i)
+  {
+    const TilePos p = tile_at (w, i);
+
+    load_tile_async<C> (a, t, a.out_x + p.col * span - (KW - 1) / 2,
+                        a.out_y + p.row * blockDim.y - (mh - 1) / 2, buffers, b,
+                        w.mapped ? &w.map : nullptr);
+  }
+
+  /* The sums over the mask's rows: pixel p of the thread's window feeds
+   * output n through tap p - n. */
+  __device__ __forceinline__ void
+  sum ()
+  {
+    for (int j = 0; active && j < mh; j++)
+      {
+        const float *row = tile + (threadIdx.y + j) * t.stride + t.lead +
+                           threadIdx.x * REG_NX * C;
+        const float2 *taps = reinterpret_cast<const float2 *> (c_reg_mask +
+                                                                j * reg_mask_stride (KW));
+
+#pragma unroll
+        for (int p = 0; p < REG_NX + KW - 1; p++)
+          {
+            float v[C];
+
+            load_shared<C> (row + p * C, v);
+#pragma unroll
+            for (int n = 0; n < REG_NX; n++)
+              {
+                const int i = p - n;
+
+                if (i < 0 || i >= KW)
+                  continue;
+                const float k = i % 2 ? taps[i / 2].y : taps[i / 2].x;
+                if (WEIGHTED)
+                  {
+                    const float ka = k * v[C - 1];
+#pragma unroll
+                    for (int c = 0; c < C; c++)
+                      {
+                        plain[n][c] += k * v[c];
+                        kca[n][c] += ka * v[c];
+                      }
+                    wabs[n] += fabsf (ka);
+                  }
+                else
+#pragma unroll
+                  for (int c = 0; c < C; c++)
+                    plain[n][c] += k * v[c];
+              }
+          }
+      }
+  }
+
+  /* The class's zero taps past the mask make a NaN of an infinity or a
+   * NaN they reach (the scheduler passes ConvArgs.nan only then:
+   * reach_past). */
+  __device__ __forceinline__ void
+  report_nan () const
+  {
+    if (!a.nan)
+      return;
+
+    bool nan = false;
+
+#pragma unroll
+    for (int n = 0; n < REG_NX; n++)
+      {
+        nan = nan || isnan (wabs[n]);
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          nan = nan || isnan (plain[n][c]);
+      }
+    if (nan)
+      a.nan->seen = 1;
+  }
+
+  __device__ __forceinline__ void
+  finish_plain (int clamp)
+  {
+#pragma unroll
+    for (int n = 0; n < REG_NX; n++)
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        plain[n][c] = cc_finish (plain[n][c], a.inv_divisor, a.offset, clamp);
+  }
+
+  /* Finish in registers, copied channels from the tile's centre pixels.
+   * The clamp chosen once a tile, not per sample: clamped, the plain
+   * finish is one saturating FMA a sample.  Unclamped it passes a.clamp
+   * rather than a constant 0, which ptxas schedules worse. */
+  __device__ __forceinline__ void
+  finish ()
+  {
+    const float *centre = tile + (threadIdx.y + (mh - 1) / 2) * t.stride + t.lead +
+                          (threadIdx.x * REG_NX + (KW - 1) / 2) * C;
+    const float *prev = a.dst.data + oy * a.dst.pitch + (long long) ox0 * C;
+
+    if (plain_only<C, WEIGHTED> (a) && a.clamp)
+      return finish_plain (1);
+    if (plain_only<C, WEIGHTED> (a))
+      return finish_plain (a.clamp);
+#pragma unroll
+    for (int n = 0; n < REG_NX; n++)
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        {
+          const int mode = a.mode[c];
+          const bool here = active && ox0 + n < a.dst.width;
+
+          if (mode == CC_MODE_COPY)
+            plain[n][c] = centre[n * C + c];
+          else if (WEIGHTED && mode == CC_MODE_WEIGHTED)
+            plain[n][c] = cc_finish_weighted (plain[n][c], kca[WEIGHTED ? n : 0][c], wabs[n],
+                                              a.sum_abs, a.inv_divisor, a.offset, a.clamp);
+          else
+            plain[n][c] = cc_finish (plain[n][c] + (a.accumulate && here ? prev[n * C + c] : 0.0f),
+                                     a.inv_divisor, a.offset, a.clamp);
+        }
+  }
+
+  /* The tile's outputs staged in its own buffer, so that the stores to
+   * global memory are whole rows, coalesced. */
+  __device__ __forceinline__ void
+  store (int claim)
+  {
+    buffers.post_claim (claim);
+    __syncthreads ();
+    float *staged = tile + (threadIdx.y * span + threadIdx.x * REG_NX) * C;
+#pragma unroll
+    for (int n = 0; n < REG_NX; n++)
+      store_shared<C> (staged + n * C, plain[n]);
+    if (BULK_COPY && w.out_mapped && bx0 + span <= a.dst.width &&
+        by + (int) blockDim.y <= a.dst.height)
+      buffers.store_tile (&w.out_map, tile, bx0 * C / 2, by);
+    else
+      {
+        /* Each thread row stores the row it staged: where rows fill whole
+         * warps (block widths are powers of two), a warp reads back only
+         * what it wrote, so a warp barrier is enough (the gain is given at
+         * TileBuffers::wait). */
+        if (blockDim.x <= 32 && blockDim.x * blockDim.y % 32 == 0)
+          __syncwarp ();
+        else
+          __syncthreads ();
+        store_rows (a, tile, span * C, blockDim.y, bx0, by, min (span, a.dst.width - bx0) * C,
+                    C);
+        __syncthreads ();   /* this buffer is refilled next but one */
+      }
+  }
+
+  /* Tile 'pos' from buffer 'cur', once 'fetch' has it there. */
+  template <typename Fetch>
+  __device__ __forceinline__ void
+  compute (TilePos pos, int claim, int cur, const Fetch &fetch)
+  {
+    bx0 = pos.col * span;
+    by = pos.row * blockDim.y;
+    ox0 = bx0 + threadIdx.x * REG_NX;
+    oy = by + threadIdx.y;
+    active = oy < a.dst.height && ox0 < a.dst.width;
+    tile = buffers.buffer (cur);
+    fetch ();
+    zero_sums<REG_NX, C, WEIGHTED> (plain, kca, wabs);
+    sum ();
+    report_nan ();
+    finish ();
+    store (claim);
+  }
+};
+
 /* Two blocks of 512 an SM cap a thread at 64 registers, which the plain
  * kernels fit without spilling; reg_wide's take 80, three blocks of 256;
  * the weighted ones hold three sums an output and take up to 128.  (With
@@ -54,165 +256,18 @@ __global__ void __launch_bounds__ (reg_wide (C, KW, WEIGHTED) ? 256 : 512,
                                    WEIGHTED ? 1 : reg_wide (C, KW, WEIGHTED) ? 3 : 2)
 conv_register (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk w)
 {
-  constexpr int REG_NX = reg_nx (C, KW, WEIGHTED);
   extern __shared__ __align__ (128) float4 shared4[];   /* the tensor copy's alignment */
-  const int mh = a.mask_height;
-  const int span = blockDim.x * REG_NX;   /* output pixels a tile row covers */
-  const Tile t = tile_for<C> (span + KW - 1, blockDim.y + mh - 1, a.out_x - (KW - 1) / 2);
-  TileBuffers buffers;
-  /* Starts loading tile i into buffer b. */
-  const auto load = [&] (int b, int i)
-  {
-    const TilePos p = tile_at (w, i);
-
-    load_tile_async<C> (a, t, a.out_x + p.col * span - (KW - 1) / 2,
-                        a.out_y + p.row * blockDim.y - (mh - 1) / 2, buffers, b,
-                        w.mapped ? &w.map : nullptr);
-  };
 
   /* As the tensor kernel's fallback, only where it found a sample it
    * cannot take (conv_tensor9). */
   if (w.redo && !*reinterpret_cast<volatile const unsigned *> (w.redo))
     return;
-  buffers.init (reinterpret_cast<float *> (shared4), w.floats, w.buffers);
-  walk_tiles (w, buffers, load, [&] (TilePos pos, int claim, int cur, const auto &fetch)
-    {
-      const int bx0 = pos.col * span, by = pos.row * blockDim.y;
-      const int ox0 = bx0 + threadIdx.x * REG_NX, oy = by + threadIdx.y;
-      const bool active = oy < a.dst.height && ox0 < a.dst.width;
-      float *tile = buffers.buffer (cur);
-      float plain[REG_NX][C], kca[WEIGHTED ? REG_NX : 1][C], wabs[REG_NX];
+  RegisterBlock<C, KW, WEIGHTED> block (a, w, reinterpret_cast<float *> (shared4));
 
-      fetch ();
-      zero_sums<REG_NX, C, WEIGHTED> (plain, kca, wabs);
-
-      for (int j = 0; active && j < mh; j++)
-        {
-          const float *row = tile + (threadIdx.y + j) * t.stride + t.lead +
-                             threadIdx.x * REG_NX * C;
-          const float2 *taps = reinterpret_cast<const float2 *> (c_reg_mask +
-                                                                  j * reg_mask_stride (KW));
-
-          /* Pixel p of the thread's window feeds output n through tap p - n. */
-#pragma unroll
-          for (int p = 0; p < REG_NX + KW - 1; p++)
-            {
-              float v[C];
-
-              load_shared<C> (row + p * C, v);
-#pragma unroll
-              for (int n = 0; n < REG_NX; n++)
-                {
-                  const int i = p - n;
-
-                  if (i < 0 || i >= KW)
-                    continue;
-                  const float k = i % 2 ? taps[i / 2].y : taps[i / 2].x;
-                  if (WEIGHTED)
-                    {
-                      const float ka = k * v[C - 1];
-#pragma unroll
-                      for (int c = 0; c < C; c++)
-                        {
-                          plain[n][c] += k * v[c];
-                          kca[n][c] += ka * v[c];
-                        }
-                      wabs[n] += fabsf (ka);
-                    }
-                  else
-#pragma unroll
-                    for (int c = 0; c < C; c++)
-                      plain[n][c] += k * v[c];
-                }
-            }
-        }
-
-      /* The class's zero taps past the mask make a NaN of an infinity or
-       * a NaN they reach (the scheduler passes ConvArgs.nan only then: reach_past). */
-      if (a.nan)
-        {
-          bool nan = false;
-
-#pragma unroll
-          for (int n = 0; n < REG_NX; n++)
-            {
-              nan = nan || isnan (wabs[n]);
-#pragma unroll
-              for (int c = 0; c < C; c++)
-                nan = nan || isnan (plain[n][c]);
-            }
-          if (nan)
-            a.nan->seen = 1;
-        }
-
-      /* Finish in registers (copied channels from the tile's centre
-       * pixels), then stage the tile's outputs in its own buffer, so the
-       * stores to global memory are whole rows, coalesced. */
-      const float *centre = tile + (threadIdx.y + (mh - 1) / 2) * t.stride + t.lead +
-                            (threadIdx.x * REG_NX + (KW - 1) / 2) * C;
-      const float *prev = a.dst.data + oy * a.dst.pitch + (long long) ox0 * C;
-      const auto finish_plain = [&] (int clamp)
-      {
-#pragma unroll
-        for (int n = 0; n < REG_NX; n++)
-#pragma unroll
-          for (int c = 0; c < C; c++)
-            plain[n][c] = cc_finish (plain[n][c], a.inv_divisor, a.offset, clamp);
-      };
-      /* The clamp chosen once a tile, not per sample: clamped, the plain
-       * finish is one saturating FMA a sample.  Unclamped it passes
-       * a.clamp rather than a constant 0, which ptxas schedules worse. */
-      if (plain_only<C, WEIGHTED> (a) && a.clamp)
-        finish_plain (1);
-      else if (plain_only<C, WEIGHTED> (a))
-        finish_plain (a.clamp);
-      else
-        {
-#pragma unroll
-          for (int n = 0; n < REG_NX; n++)
-#pragma unroll
-            for (int c = 0; c < C; c++)
-              {
-                const int mode = a.mode[c];
-                const bool here = active && ox0 + n < a.dst.width;
-
-                if (mode == CC_MODE_COPY)
-                  plain[n][c] = centre[n * C + c];
-                else if (WEIGHTED && mode == CC_MODE_WEIGHTED)
-                  plain[n][c] = cc_finish_weighted (plain[n][c], kca[WEIGHTED ? n : 0][c],
-                                                    wabs[n], a.sum_abs, a.inv_divisor, a.offset,
-                                                    a.clamp);
-                else
-                  plain[n][c] = cc_finish (plain[n][c] + (a.accumulate && here
-                                                          ? prev[n * C + c] : 0.0f),
-                                           a.inv_divisor, a.offset, a.clamp);
-              }
-        }
-      buffers.post_claim (claim);
-      __syncthreads ();
-      float *staged = tile + (threadIdx.y * span + threadIdx.x * REG_NX) * C;
-#pragma unroll
-      for (int n = 0; n < REG_NX; n++)
-        store_shared<C> (staged + n * C, plain[n]);
-      if (BULK_COPY && w.out_mapped && bx0 + span <= a.dst.width &&
-          by + (int) blockDim.y <= a.dst.height)
-        buffers.store_tile (&w.out_map, tile, bx0 * C / 2, by);
-      else
-        {
-          /* Each thread row stores the row it staged: where rows fill
-           * whole warps (block widths are powers of two), a warp reads
-           * back only what it wrote, so a warp barrier is enough (the gain
-           * is given at TileBuffers::wait). */
-          if (blockDim.x <= 32 && blockDim.x * blockDim.y % 32 == 0)
-            __syncwarp ();
-          else
-            __syncthreads ();
-          store_rows (a, tile, span * C, blockDim.y, bx0, by, min (span, a.dst.width - bx0) * C,
-                      C);
-          __syncthreads ();   /* this buffer is refilled next but one */
-        }
-    });
-  buffers.finish_stores ();
+  walk_tiles (w, block.buffers, [&] (int b, int i) { block.load (b, i); },
+              [&] (TilePos pos, int claim, int cur, const auto &fetch)
+                { block.compute (pos, claim, cur, fetch); });
+  block.buffers.finish_stores ();
   walk_done (w);
 }
 

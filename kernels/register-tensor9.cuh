@@ -66,44 +66,82 @@ tensor9_shared_bytes ()
          2 * sizeof (unsigned long long);
 }
 
-template <int FINISH>
-__global__ void __launch_bounds__ (32 * T9_WARPS, 2)
-conv_tensor9 (const __grid_constant__ ConvArgs a, int seg)
-{
+/* The MMA helpers exist for compute capability 8.0 and up only. */
 #if defined (__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  extern __shared__ __align__ (128) float4 t9_shared[];   /* the bulk copy's alignment */
-  float4 *const stage = t9_shared;
-  float4 *const turn = stage + 2 * T9_K * T9_IN_W;
-  [[maybe_unused]] unsigned long long *const staged =
-    reinterpret_cast<unsigned long long *> (turn + 32 * T9_WARPS);
+/* One block's walk down its band: its staging buffers, its lane's place
+ * in MMA's fragments, the mask rows' B and the sums of the 9 output rows
+ * an input row reaches.  Each stage is a member, inlined, so that the
+ * sums stay in registers as the lambdas' did. */
+template <int FINISH>
+struct Tensor9Block
+{
+  const ConvArgs &a;
+  float4 *const stage;
+  float4 *const turn;
+  unsigned long long *const staged;
   /* MMA's fragments: lane = 4 g + q holds A's rows g and g + 8, B's
    * column g, the sums' rows g and g + 8; row g is channel g % 4. */
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int g = lane / 4, q = lane % 4, c = g % 4;
-  const int bx0 = blockIdx.x * T9_BAND, y_first = blockIdx.y * seg;
-  const int rows = min (seg, a.dst.height - y_first);
-  const int steps = (rows + 2 * (T9_K - 1)) / T9_K;
-  const int x_lo = a.out_x + bx0 - T9_K / 2;
-  [[maybe_unused]] const bool bulk_cols = x_lo >= 0 && x_lo + T9_IN_W <= a.src.width;
-  const float unscale = c_tensor9_unscale, inv = a.inv_divisor * unscale;
+  const int lane, warp, g, q, c;
+  const int bx0, y_first, rows, steps, x_lo;
+  const bool bulk_cols;
+  const float unscale, inv;
   /* The pixel of A's first column in row g, and where its sums turn. */
-  const int tx0 = warp * 32 + 8 * (g / 4) + 2 * q;
-  float *const turned = reinterpret_cast<float *> (turn) + tx0 * 4 + c;
-  const int x = bx0 + warp * 32 + lane;   /* the pixel this lane stores */
-  const bool here = x < a.dst.width;
-  /* The output row the first input row completes (it has none). */
-  float *out = a.dst.data + (long long) (y_first - (T9_K - 1)) * a.dst.pitch + (long long) x * 4;
-  [[maybe_unused]] unsigned parity = 0;
+  const int tx0;
+  float *const turned;
+  const int x;   /* the pixel this lane stores */
+  const bool here;
+  /* The output row the next finished sums go to (the first input row
+   * completes none). */
+  float *out;
+  unsigned parity;
   unsigned bh[T9_K][2], bl[T9_K][2], ah[4], al[4];
   float acc[T9_K][4], v[8];
   /* Non-finite where a sum was: NaN from the start where the taps or the
    * divisor with them leave half or single precision's range. */
-  float bad = unscale != 0.0f && fabsf (inv) >= FLT_MIN && fabsf (inv) <= FLT_MAX ? 0.0f : NAN;
+  float bad;
+
+  __device__ __forceinline__
+  Tensor9Block (const ConvArgs &args, int seg, float4 *shared)
+    : a (args), stage (shared), turn (shared + 2 * T9_K * T9_IN_W),
+      staged (reinterpret_cast<unsigned long long *> (turn + 32 * T9_WARPS)),
+      lane (threadIdx.x % 32), warp (threadIdx.x / 32), g (lane / 4), q (lane % 4), c (g % 4),
+      bx0 (blockIdx.x * T9_BAND), y_first (blockIdx.y * seg),
+      rows (min (seg, a.dst.height - y_first)), steps ((rows + 2 * (T9_K - 1)) / T9_K),
+      x_lo (a.out_x + bx0 - T9_K / 2), bulk_cols (x_lo >= 0 && x_lo + T9_IN_W <= a.src.width),
+      unscale (c_tensor9_unscale), inv (a.inv_divisor * unscale),
+      tx0 (warp * 32 + 8 * (g / 4) + 2 * q),
+      turned (reinterpret_cast<float *> (turn) + tx0 * 4 + c),
+      x (bx0 + warp * 32 + lane), here (x < a.dst.width),
+      out (a.dst.data + (long long) (y_first - (T9_K - 1)) * a.dst.pitch + (long long) x * 4),
+      parity (0),
+      bad (unscale != 0.0f && fabsf (inv) >= FLT_MIN && fabsf (inv) <= FLT_MAX ? 0.0f : NAN)
+  {
+  }
+
+  /* Each lane's B of every mask row, and the sums from zero. */
+  __device__ __forceinline__ void
+  load_taps ()
+  {
+#pragma unroll
+    for (int r = 0; r < T9_K; r++)
+      {
+#pragma unroll
+        for (int i = 0; i < 2; i++)
+          {
+            bh[r][i] = g_tensor9_taps[r][0][lane][i];
+            bl[r][i] = g_tensor9_taps[r][1][lane][i];
+          }
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+          acc[r][i] = 0.0f;
+      }
+  }
 
   /* Step s's input rows into buffer b: by bulk copies, a row each, where
    * they lie inside the source, else sample by sample, ghosts of a zero
    * border written as zeros. */
-  const auto stage_rows = [&] (int s, int b)
+  __device__ __forceinline__ void
+  stage_rows (int s, int b)
   {
     float4 *const to = stage + b * T9_K * T9_IN_W;
     const int y0 = a.out_y + y_first - T9_K / 2 + s * T9_K;
@@ -118,13 +156,15 @@ conv_tensor9 (const __grid_constant__ ConvArgs a, int seg)
     if (threadIdx.x == 0)
       mbarrier_arrive (shared_address (staged + b));
 #endif
-    stage_rows_async<T9_IN_W> (a, to, T9_IN_W, y0, T9_K, warp, T9_WARPS, [&] (int q)
+    stage_rows_async<T9_IN_W> (a, to, T9_IN_W, y0, T9_K, warp, T9_WARPS, [&] (int i)
       {
-        return cc_border_index32 (x_lo + lane + 32 * q, a.src.width, a.border_x);
+        return cc_border_index32 (x_lo + lane + 32 * i, a.src.width, a.border_x);
       }, false);
-  };
+  }
+
   /* Until buffer b's copies have landed, for the whole block. */
-  const auto wait_rows = [&] (int b, int groups)
+  __device__ __forceinline__ void
+  wait_rows (int b, int groups)
   {
     __pipeline_wait_prior (groups);
 #if BULK_COPY
@@ -132,106 +172,142 @@ conv_tensor9 (const __grid_constant__ ConvArgs a, int seg)
     parity ^= 1u << b;
 #endif
     __syncthreads ();
-  };
+  }
+
   /* Row u of buffer b: this lane's samples of A, columns 2q, 2q + 1 and
    * 8 on, rows g and g + 8 (16 pixels on). */
-  const auto fetch = [&] (int b, int u)
+  __device__ __forceinline__ void
+  fetch (int b, int u)
   {
     const float *row = reinterpret_cast<const float *> (stage + (b * T9_K + u) * T9_IN_W) +
                        tx0 * 4 + c;
 
     v[0] = row[0];  v[1] = row[4];  v[2] = row[64]; v[3] = row[68];
     v[4] = row[32]; v[5] = row[36]; v[6] = row[96]; v[7] = row[100];
-  };
-  const auto split = [&] ()
+  }
+
+  __device__ __forceinline__ void
+  split ()
   {
 #pragma unroll
     for (int i = 0; i < 4; i++)
       split_halves (v[2 * i], v[2 * i + 1], ah[i], al[i]);
-  };
+  }
 
-#pragma unroll
-  for (int r = 0; r < T9_K; r++)
-    {
-#pragma unroll
-      for (int i = 0; i < 2; i++)
-        {
-          bh[r][i] = g_tensor9_taps[r][0][lane][i];
-          bl[r][i] = g_tensor9_taps[r][1][lane][i];
-        }
-#pragma unroll
-      for (int i = 0; i < 4; i++)
-        acc[r][i] = 0.0f;
-    }
+  /* The first two steps' rows on their way, the first row in A. */
+  __device__ __forceinline__ void
+  start ()
+  {
+    load_taps ();
 #if BULK_COPY
-  if (threadIdx.x == 0)
-    mbarrier_init_pair (staged);
-  __syncthreads ();
+    if (threadIdx.x == 0)
+      mbarrier_init_pair (staged);
+    __syncthreads ();
 #endif
-  stage_rows (0, 0);
-  __pipeline_commit ();
-  if (steps > 1)
-    stage_rows (1, 1);
-  __pipeline_commit ();
-  wait_rows (0, 1);
-  fetch (0, 0);
-  split ();
-  for (int s = 0; s < steps; s++)
-    {
-      const int b = s & 1;
+    stage_rows (0, 0);
+    __pipeline_commit ();
+    if (steps > 1)
+      stage_rows (1, 1);
+    __pipeline_commit ();
+    wait_rows (0, 1);
+    fetch (0, 0);
+    split ();
+  }
+
+  /* Input row u of a step meets mask row r in the output row u - r of
+   * it; the small products first. */
+  __device__ __forceinline__ void
+  multiply (int u)
+  {
+#pragma unroll
+    for (int r = 0; r < T9_K; r++)
+      mma_f16 (acc[(u - r + T9_K) % T9_K], al, bh[r][0], bh[r][1]);
+#pragma unroll
+    for (int r = 0; r < T9_K; r++)
+      mma_f16 (acc[(u - r + T9_K) % T9_K], ah, bl[r][0], bl[r][1]);
+#pragma unroll
+    for (int r = 0; r < T9_K; r++)
+      mma_f16 (acc[(u - r + T9_K) % T9_K], ah, bh[r][0], bh[r][1]);
+  }
+
+  /* Output row 9 s + u - 8, which has all its taps, turned from MMA's
+   * layout into pixels through shared memory and stored; its sums then
+   * start again from zero for the row 9 further down.  A non-finite
+   * sample makes all 8 sums of its row of A non-finite, so 2 of a lane's
+   * 4 sums (columns 2q of rows g and g + 8) see every row. */
+  __device__ __forceinline__ void
+  store_row (int s, int u)
+  {
+    float (&d)[4] = acc[(u + 1) % T9_K];
+    const int j = s * T9_K + u - (T9_K - 1);
+
+    bad += d[0] + d[2];
+    turned[0] = d[0];
+    turned[4] = d[1];
+    turned[64] = d[2];
+    turned[68] = d[3];
+    __syncwarp ();
+    if ((unsigned) j < (unsigned) rows && here)
+      tensor_store<FINISH> (a, turn[warp * 32 + lane], inv, unscale, x, y_first + j, out);
+    out += a.dst.pitch;
+    __syncwarp ();
+    d[0] = d[1] = d[2] = d[3] = 0.0f;
+  }
+
+  /* Step s's 9 input rows, unrolled so that each output row's sums keep
+   * their registers; the next row's samples load while this row's MMAs
+   * run, and the step after next's rows are copied into this step's
+   * buffer once it is read. */
+  __device__ __forceinline__ void
+  step (int s)
+  {
+    const int b = s & 1;
 
 #pragma unroll
-      for (int u = 0; u < T9_K; u++)
-        {
-          /* The next row's samples load while this row's MMAs run. */
-          if (u + 1 < T9_K)
-            fetch (b, u + 1);
-          else if (s + 1 < steps)
-            {
-              wait_rows (b ^ 1, 0);
-              if (s + 2 < steps)
-                stage_rows (s + 2, b);
-              __pipeline_commit ();
-              fetch (b ^ 1, 0);
-            }
-          /* Input row 9 s + u meets mask row r in output row 9 s + u - r;
-           * the small products first. */
-#pragma unroll
-          for (int r = 0; r < T9_K; r++)
-            mma_f16 (acc[(u - r + T9_K) % T9_K], al, bh[r][0], bh[r][1]);
-#pragma unroll
-          for (int r = 0; r < T9_K; r++)
-            mma_f16 (acc[(u - r + T9_K) % T9_K], ah, bl[r][0], bl[r][1]);
-#pragma unroll
-          for (int r = 0; r < T9_K; r++)
-            mma_f16 (acc[(u - r + T9_K) % T9_K], ah, bh[r][0], bh[r][1]);
+    for (int u = 0; u < T9_K; u++)
+      {
+        if (u + 1 < T9_K)
+          fetch (b, u + 1);
+        else if (s + 1 < steps)
+          {
+            wait_rows (b ^ 1, 0);
+            if (s + 2 < steps)
+              stage_rows (s + 2, b);
+            __pipeline_commit ();
+            fetch (b ^ 1, 0);
+          }
+        multiply (u);
+        store_row (s, u);
+        if (u + 1 < T9_K || s + 1 < steps)
+          split ();
+      }
+  }
 
-          /* Output row 9 s + u - 8 has all its taps.  A non-finite sample
-           * makes all 8 sums of its row of A non-finite, so 2 of a lane's 4
-           * sums (columns 2q of rows g and g + 8) see every row. */
-          float (&d)[4] = acc[(u + 1) % T9_K];
-          const int j = s * T9_K + u - (T9_K - 1);
+  /* A non-finite sum hands the job to the FP32 kernel after this one. */
+  __device__ __forceinline__ void
+  report ()
+  {
+    if (!isfinite (bad))
+      {
+        a.claims->redo = 1;
+        atomicAdd (&a.claims->ran.redo, 1u);
+      }
+  }
+};
+#endif
 
-          bad += d[0] + d[2];
-          turned[0] = d[0];
-          turned[4] = d[1];
-          turned[64] = d[2];
-          turned[68] = d[3];
-          __syncwarp ();
-          if ((unsigned) j < (unsigned) rows && here)
-            tensor_store<FINISH> (a, turn[warp * 32 + lane], inv, unscale, x, y_first + j, out);
-          out += a.dst.pitch;
-          __syncwarp ();
-          d[0] = d[1] = d[2] = d[3] = 0.0f;
-          if (u + 1 < T9_K || s + 1 < steps)
-            split ();
-        }
-    }
-  if (!isfinite (bad))
-    {
-      a.claims->redo = 1;
-      atomicAdd (&a.claims->ran.redo, 1u);   /* the FP32 kernel after it redoes the job */
-    }
+template <int FINISH>
+__global__ void __launch_bounds__ (32 * T9_WARPS, 2)
+conv_tensor9 (const __grid_constant__ ConvArgs a, int seg)
+{
+#if defined (__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  extern __shared__ __align__ (128) float4 t9_shared[];   /* the bulk copy's alignment */
+  Tensor9Block<FINISH> block (a, seg, t9_shared);
+
+  block.start ();
+  for (int s = 0; s < block.steps; s++)
+    block.step (s);
+  block.report ();
 #endif
 }
 

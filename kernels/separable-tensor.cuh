@@ -196,94 +196,120 @@ fused_redo_radius (int r, const ConvArgs &a, const FusedTaps &t, int bx0, int y_
     fused_redo_radius<FINISH, R + 1> (r, a, t, bx0, y_first, rows, ring);
 }
 
-template <int FINISH>
-__global__ void __launch_bounds__ (32 * FT_WARPS, 1)
-conv_fused_tensor (const __grid_constant__ ConvArgs a, const __grid_constant__ FusedTensorTaps t,
-                   int seg)
-{
+/* The MMA helpers exist for compute capability 8.0 and up only. */
 #if defined (__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  extern __shared__ __align__ (128) float ft_shared[];   /* the bulk copy's alignment */
-  float *const staged = ft_shared;
-  uint4 *const c1 = reinterpret_cast<uint4 *> (staged + 2 * FT_CHUNK);
-  [[maybe_unused]] unsigned long long *const landed =
-    reinterpret_cast<unsigned long long *> (c1 + 2 * FT_C1);
-  int *const read_from = reinterpret_cast<int *> (landed + 2);
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int g = lane / 4, q = lane % 4;
-  const int bx0 = blockIdx.x * FT_BAND, y_first = blockIdx.y * seg;
-  const int rows = min (seg, a.dst.height - y_first);
-  const int steps = (rows + 15) / 16, chunks = steps + 2;
-  const int x_lo = a.out_x + bx0 - 16;
-  const float unscale = t.unscale;
+/* One block's walk down its band: its buffers in shared memory, its
+ * lane's place in MMA's fragments, the taps' fragments, the band's edges
+ * and the copies' state.  Each stage is a member, inlined, so that the
+ * column sums stay in registers as the lambdas' did. */
+template <int FINISH>
+struct FusedTensorBlock
+{
+  const ConvArgs &a;
+  const FusedTensorTaps &t;
+  float *const staged;
+  uint4 *const c1;
+  unsigned long long *const landed;
+  int *const read_from;
+  const int lane, warp, g, q;
+  const int bx0, y_first, rows, steps, chunks, x_lo;
+  /* Staged columns inside_lo .. inside_hi - 1 are the source's. */
+  const int inside_lo, inside_hi;
+  const bool edge_warp;
+  /* Whether rows past the source's top and bottom are ghosts (zero). */
+  const bool ghost_rows;
   unsigned th[3][4], tl[3][4], rh[3][2], rl[3][2];
   /* Bit b: buffer b's chunk has samples staged one by one (then its
    * readers wait for them at a barrier); bit 2 + b: its bulk copies'
    * phase. */
-  unsigned state = 0;
+  unsigned state;
   /* Non-finite where a sum was. */
-  float bad = 0.0f;
+  float bad;
+
+  __device__ __forceinline__
+  FusedTensorBlock (const ConvArgs &args, const FusedTensorTaps &taps, int seg, float *shared)
+    : a (args), t (taps), staged (shared),
+      c1 (reinterpret_cast<uint4 *> (staged + 2 * FT_CHUNK)),
+      landed (reinterpret_cast<unsigned long long *> (c1 + 2 * FT_C1)),
+      read_from (reinterpret_cast<int *> (landed + 2)),
+      lane (threadIdx.x % 32), warp (threadIdx.x / 32), g (lane / 4), q (lane % 4),
+      bx0 (blockIdx.x * FT_BAND), y_first (blockIdx.y * seg),
+      rows (min (seg, a.dst.height - y_first)), steps ((rows + 15) / 16), chunks (steps + 2),
+      x_lo (a.out_x + bx0 - 16), inside_lo (max (x_lo, 0) - x_lo),
+      inside_hi (min (x_lo + FT_IN_W, a.src.width) - x_lo),
+      edge_warp (8 * FT_GROUPS * warp < inside_lo || 8 * FT_GROUPS * (warp + 1) > inside_hi),
+      ghost_rows (cc_border_index32 (-1, a.src.height, a.border_y) < 0), state (0), bad (0.0f)
+  {
+  }
 
   /* T[m][k]: input row 16 (j - 1) + k's tap for output row m. */
-  const auto col_tap = [&] (int j, int m, int k)
+  __device__ __forceinline__ float
+  col_tap (int j, int m, int k) const
   {
     const int i = 16 * (j - 1) + k - m + FT_TAPS / 2;
 
     return i >= 0 && i < FT_TAPS ? t.col[i] : 0.0f;
-  };
+  }
+
   /* R[k][n]: C1 column 16 j + k's tap for output n (C1 starts 16 pixels
    * before the outputs' group). */
-  const auto row_tap = [&] (int j, int k, int n)
+  __device__ __forceinline__ float
+  row_tap (int j, int k, int n) const
   {
     const int i = 16 * j + k - n - 16 + FT_TAPS / 2;
 
     return i >= 0 && i < FT_TAPS ? t.row[i] : 0.0f;
-  };
+  }
 
+  /* This lane's share of T's A fragments and R's B fragments, as halves. */
+  __device__ __forceinline__ void
+  load_fragments ()
+  {
 #pragma unroll
-  for (int j = 0; j < 3; j++)
-    {
-      /* A's registers: rows g, g + 8, g, g + 8; columns 2q on, then 2q + 8 on. */
+    for (int j = 0; j < 3; j++)
+      {
+        /* A's registers: rows g, g + 8, g, g + 8; columns 2q on, then 2q + 8 on. */
 #pragma unroll
-      for (int i = 0; i < 4; i++)
-        {
-          const int m = g + 8 * (i % 2), k = 2 * q + 8 * (i / 2);
+        for (int i = 0; i < 4; i++)
+          {
+            const int m = g + 8 * (i % 2), k = 2 * q + 8 * (i / 2);
 
-          split_halves (col_tap (j, m, k), col_tap (j, m, k + 1), th[j][i], tl[j][i]);
-        }
+            split_halves (col_tap (j, m, k), col_tap (j, m, k + 1), th[j][i], tl[j][i]);
+          }
 #pragma unroll
-      for (int i = 0; i < 2; i++)
-        split_halves (row_tap (j, 2 * q + 8 * i, g), row_tap (j, 2 * q + 8 * i + 1, g), rh[j][i],
-                      rl[j][i]);
-    }
+        for (int i = 0; i < 2; i++)
+          split_halves (row_tap (j, 2 * q + 8 * i, g), row_tap (j, 2 * q + 8 * i + 1, g),
+                        rh[j][i], rl[j][i]);
+      }
+  }
 
-  /* Staged columns inside_lo .. inside_hi - 1 are the source's.  A column
-   * past an edge (a band at one) is not staged: a warp whose columns reach
-   * past one reads read_from[p] for column p, the staged column its border
-   * rule maps it to (extending or mirroring, within 16 columns of the
-   * edge, which the band stages), or FT_ZERO, as for columns more than 16
-   * past the edge, which reach only outputs past the image.  A table in
-   * shared memory, not registers, which the other warps' sums need. */
-  const int inside_lo = max (x_lo, 0) - x_lo;
-  const int inside_hi = min (x_lo + FT_IN_W, a.src.width) - x_lo;
-  const bool edge_warp = 8 * FT_GROUPS * warp < inside_lo || 8 * FT_GROUPS * (warp + 1) > inside_hi;
+  /* A column past an edge (a band at one) is not staged: a warp whose
+   * columns reach past one reads read_from[p] for column p, the staged
+   * column its border rule maps it to (extending or mirroring, within 16
+   * columns of the edge, which the band stages), or FT_ZERO, as for
+   * columns more than 16 past the edge, which reach only outputs past the
+   * image.  A table in shared memory, not registers, which the other
+   * warps' sums need. */
+  __device__ __forceinline__ void
+  map_edges ()
+  {
+    if (threadIdx.x < FT_IN_W)
+      {
+        const int p = threadIdx.x, sx = cc_border_index32 (x_lo + p, a.src.width, a.border_x);
 
-  if (threadIdx.x < FT_IN_W)
-    {
-      const int p = threadIdx.x, sx = cc_border_index32 (x_lo + p, a.src.width, a.border_x);
-
-      read_from[p] = p >= inside_hi + 16 || sx < 0 ? FT_ZERO : sx - x_lo;
-    }
-  if (threadIdx.x < 2 * 16)
-    reinterpret_cast<float4 *> (staged)[threadIdx.x * (FT_ROW / 4) + FT_ZERO] =
-      make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
-  /* Whether rows past the source's top and bottom are ghosts (zero). */
-  const bool ghost_rows = cc_border_index32 (-1, a.src.height, a.border_y) < 0;
+        read_from[p] = p >= inside_hi + 16 || sx < 0 ? FT_ZERO : sx - x_lo;
+      }
+    if (threadIdx.x < 2 * 16)
+      reinterpret_cast<float4 *> (staged)[threadIdx.x * (FT_ROW / 4) + FT_ZERO] =
+        make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+  }
 
   /* Chunk c, input rows 16 c - 16 on (output coordinates), into buffer
    * c % 2, each row by one bulk copy of its columns inside the source,
    * from the source row the border rule maps it to; a zero border's ghost
    * rows are written as zeros. */
-  const auto stage = [&] (int c)
+  __device__ __forceinline__ void
+  stage (int c)
   {
     const int b = c & 1, y0 = a.out_y + y_first - 16 + 16 * c;
     float4 *const to = reinterpret_cast<float4 *> (staged + b * FT_CHUNK);
@@ -308,22 +334,34 @@ conv_fused_tensor (const __grid_constant__ ConvArgs a, const __grid_constant__ F
           to[r * (FT_ROW / 4) + p] = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
     }
 #else
-    stage_rows_async<FT_IN_W> (a, to, FT_ROW / 4, y0, 16, warp, FT_WARPS, [&] (int q)
+    stage_rows_async<FT_IN_W> (a, to, FT_ROW / 4, y0, 16, warp, FT_WARPS, [&] (int i)
       {
-        return cc_border_index32 (x_lo + lane + 32 * q, a.src.width, a.border_x);
+        return cc_border_index32 (x_lo + lane + 32 * i, a.src.width, a.border_x);
       }, false);
 #endif
     __pipeline_commit ();
     state |= 1u << b;
-  };
+  }
 
-  /* Chunk c into the column sums: 'done' (step c - 2) gets its last taps
-   * and goes to C1 buffer c % 2, 'next' (step c - 1) its second, 'fresh'
-   * (step c) its first. */
-  const auto column_pass = [&] (int c, FtSums &done, FtSums &next, FtSums &fresh)
+  /* The barriers, read_from and the zero column ready; the first two
+   * chunks on their way. */
+  __device__ __forceinline__ void
+  start ()
   {
-    const int b = c & 1;
+    map_edges ();
+#if BULK_COPY
+    if (threadIdx.x == 0)
+      mbarrier_init_pair (landed);
+#endif
+    __syncthreads ();
+    stage (0);
+    stage (1);
+  }
 
+  /* Until chunk c's rows have landed in buffer b. */
+  __device__ __forceinline__ void
+  wait_chunk (int b)
+  {
 #if BULK_COPY
     mbarrier_wait (landed + b, state >> (2 + b) & 1);
     state ^= 1u << (2 + b);
@@ -337,129 +375,179 @@ conv_fused_tensor (const __grid_constant__ ConvArgs a, const __grid_constant__ F
           __pipeline_wait_prior (0);
         __syncthreads ();
       }
+  }
+
+  /* Group u of this warp's staged columns in buffer b into the column
+   * sums of the three steps it reaches: B's rows 2q, 2q + 1, 2q + 8,
+   * 2q + 9, column g, four pixels, all channels. */
+  __device__ __forceinline__ void
+  column_group (int b, int u, FtSums &done, FtSums &next, FtSums &fresh)
+  {
+    int column = 8 * (warp * FT_GROUPS + u) + g;
+
+    if (edge_warp)
+      column = read_from[column];
+    const float *const p = staged + b * FT_CHUNK + 2 * q * FT_ROW + 4 * column;
+    const float4 v0 = *reinterpret_cast<const float4 *> (p);
+    const float4 v1 = *reinterpret_cast<const float4 *> (p + FT_ROW);
+    const float4 v8 = *reinterpret_cast<const float4 *> (p + 8 * FT_ROW);
+    const float4 v9 = *reinterpret_cast<const float4 *> (p + 9 * FT_ROW);
+    const float s0[4] = { v0.x, v0.y, v0.z, v0.w }, s1[4] = { v1.x, v1.y, v1.z, v1.w };
+    const float s8[4] = { v8.x, v8.y, v8.z, v8.w }, s9[4] = { v9.x, v9.y, v9.z, v9.w };
+
+#pragma unroll
+    for (int ch = 0; ch < 4; ch++)
+      {
+        unsigned bh0, bl0, bh1, bl1;
+
+        split_halves (s0[ch], s1[ch], bh0, bl0);
+        split_halves (s8[ch], s9[ch], bh1, bl1);
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+          fresh[u][ch][e] = 0.0f;
+        /* The small products first. */
+        mma_f16 (done[u][ch], tl[2], bh0, bh1);
+        mma_f16 (next[u][ch], tl[1], bh0, bh1);
+        mma_f16 (fresh[u][ch], tl[0], bh0, bh1);
+        mma_f16 (done[u][ch], th[2], bl0, bl1);
+        mma_f16 (next[u][ch], th[1], bl0, bl1);
+        mma_f16 (fresh[u][ch], th[0], bl0, bl1);
+        mma_f16 (done[u][ch], th[2], bh0, bh1);
+        mma_f16 (next[u][ch], th[1], bh0, bh1);
+        mma_f16 (fresh[u][ch], th[0], bh0, bh1);
+      }
+  }
+
+  /* A finished step's sums of group u, as halves, into C1 buffer b. */
+  __device__ __forceinline__ void
+  keep_c1 (int b, int u, const FtSums &done)
+  {
+    const int k = warp * FT_GROUPS + u;
+
+#pragma unroll
+    for (int ch = 0; ch < 4; ch++)
+      {
+        uint4 w;
+
+        split_halves (done[u][ch][0], done[u][ch][1], w.x, w.z);
+        split_halves (done[u][ch][2], done[u][ch][3], w.y, w.w);
+        c1[b * FT_C1 + (k * 4 + ch) * 32 + lane] = w;
+      }
+  }
+
+  /* Chunk c into the column sums: 'done' (step c - 2) gets its last taps
+   * and goes to C1 buffer c % 2, 'next' (step c - 1) its second, 'fresh'
+   * (step c) its first. */
+  __device__ __forceinline__ void
+  column_pass (int c, FtSums &done, FtSums &next, FtSums &fresh)
+  {
+    const int b = c & 1;
+
+    wait_chunk (b);
 #pragma unroll
     for (int u = 0; u < FT_GROUPS; u++)
       {
-        /* B's rows 2q, 2q + 1, 2q + 8, 2q + 9, column g: four pixels, all channels. */
-        const int k = warp * FT_GROUPS + u;
-                int column = 8 * k + g;
-
-        if (edge_warp)
-          column = read_from[column];
-        const float *const p = staged + b * FT_CHUNK + 2 * q * FT_ROW + 4 * column;
-        const float4 v0 = *reinterpret_cast<const float4 *> (p);
-        const float4 v1 = *reinterpret_cast<const float4 *> (p + FT_ROW);
-        const float4 v8 = *reinterpret_cast<const float4 *> (p + 8 * FT_ROW);
-        const float4 v9 = *reinterpret_cast<const float4 *> (p + 9 * FT_ROW);
-        const float s0[4] = { v0.x, v0.y, v0.z, v0.w }, s1[4] = { v1.x, v1.y, v1.z, v1.w };
-        const float s8[4] = { v8.x, v8.y, v8.z, v8.w }, s9[4] = { v9.x, v9.y, v9.z, v9.w };
-
-#pragma unroll
-        for (int ch = 0; ch < 4; ch++)
-          {
-            unsigned bh0, bl0, bh1, bl1;
-
-            split_halves (s0[ch], s1[ch], bh0, bl0);
-            split_halves (s8[ch], s9[ch], bh1, bl1);
-#pragma unroll
-            for (int e = 0; e < 4; e++)
-              fresh[u][ch][e] = 0.0f;
-            /* The small products first. */
-            mma_f16 (done[u][ch], tl[2], bh0, bh1);
-            mma_f16 (next[u][ch], tl[1], bh0, bh1);
-            mma_f16 (fresh[u][ch], tl[0], bh0, bh1);
-            mma_f16 (done[u][ch], th[2], bl0, bl1);
-            mma_f16 (next[u][ch], th[1], bl0, bl1);
-            mma_f16 (fresh[u][ch], th[0], bl0, bl1);
-            mma_f16 (done[u][ch], th[2], bh0, bh1);
-            mma_f16 (next[u][ch], th[1], bh0, bh1);
-            mma_f16 (fresh[u][ch], th[0], bh0, bh1);
-          }
+        column_group (b, u, done, next, fresh);
         if (c >= 2)
-#pragma unroll
-          for (int ch = 0; ch < 4; ch++)
-            {
-              uint4 w;
-
-              split_halves (done[u][ch][0], done[u][ch][1], w.x, w.z);
-              split_halves (done[u][ch][2], done[u][ch][3], w.y, w.w);
-              c1[b * FT_C1 + (k * 4 + ch) * 32 + lane] = w;
-            }
+          keep_c1 (b, u, done);
       }
-  };
+  }
+
+  /* Output group O's sums of a step from its C1 fragments 'from' (C1
+   * groups O to O + 4). */
+  __device__ __forceinline__ void
+  row_sums (const uint4 *from, int O, float (&acc)[4][4]) const
+  {
+#pragma unroll
+    for (int j = 0; j < 2; j++)
+#pragma unroll
+      for (int ch = 0; ch < 4; ch++)
+        {
+          const uint4 l = from[((O + 2 * j) * 4 + ch) * 32];
+          const uint4 r = from[((O + 2 * j + 1) * 4 + ch) * 32];
+          const unsigned ah[4] = { l.x, l.y, r.x, r.y }, al[4] = { l.z, l.w, r.z, r.w };
+
+          mma_f16 (acc[ch], al, rh[j][0], rh[j][1]);
+          mma_f16 (acc[ch], ah, rl[j][0], rl[j][1]);
+          mma_f16 (acc[ch], ah, rh[j][0], rh[j][1]);
+        }
+#pragma unroll
+    for (int ch = 0; ch < 4; ch++)
+      {
+        const uint4 l = from[((O + 4) * 4 + ch) * 32];
+
+        mma_f16_k8 (acc[ch], l.z, l.w, rh[2][0]);
+        mma_f16_k8 (acc[ch], l.x, l.y, rl[2][0]);
+        mma_f16_k8 (acc[ch], l.x, l.y, rh[2][0]);
+      }
+  }
+
+  /* Output group O of step s finished and stored; 'step_out' is each
+   * lane's first output of the step (row g, pixel 2q of output group 0).
+   * A non-finite sample makes a whole row of C1 non-finite, and so every
+   * sum of the rows it reaches: sums 0 and 2 of each lane see every row. */
+  __device__ __forceinline__ void
+  store_group (int s, int O, float *step_out, const float (&acc)[4][4])
+  {
+#pragma unroll
+    for (int ch = 0; ch < 4; ch++)
+      bad += acc[ch][0] + acc[ch][2];
+
+    /* Sum i: row g + 8 (i / 2), pixel 2q + i % 2. */
+    const int x = bx0 + 8 * O + 2 * q, y = 16 * s + g;
+    float *const out = step_out + 32 * O;
+
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+      {
+        const int inside = y + 8 * (i / 2) < rows && x + i % 2 < a.dst.width;
+        const float4 v = make_float4 (acc[0][i], acc[1][i], acc[2][i], acc[3][i]);
+        float *const to = out + i / 2 * 8 * a.dst.pitch + i % 2 * 4;
+
+        if (FINISH == FINISH_BY_MODE)
+          {
+            if (inside)
+              tensor_store<FINISH> (a, v, t.inv, t.unscale, x + i % 2, y_first + y + 8 * (i / 2),
+                                    to);
+          }
+        else
+          {
+            const float4 f = tensor_finish_plain<FINISH> (v, t.inv, a.offset);
+
+            store4_if (inside, to, f.x, f.y, f.z, f.w);
+          }
+      }
+  }
 
   /* Step s's row pass from C1 buffer s % 2: output groups warp,
-   * warp + FT_WARPS, ...; each reaches C1 groups O to O + 4. */
-  const auto row_pass = [&] (int s)
+   * warp + FT_WARPS, ... */
+  __device__ __forceinline__ void
+  row_pass (int s)
   {
     const uint4 *const from = c1 + (s & 1) * FT_C1 + lane;
-    /* Each lane's first output of the step: row g, pixel 2q of output group 0. */
     float *const step_out = a.dst.data + (y_first + 16 * s + g) * a.dst.pitch +
                             (long long) (bx0 + 2 * q) * 4;
 
+    /* Unrolled whole, to the most groups a warp has: the bound a constant,
+     * since the pragma alone leaves a loop in a member function whose
+     * trip count it cannot see. */
 #pragma unroll
-    for (int O = warp; O < FT_OUT_GROUPS; O += FT_WARPS)
+    for (int i = 0; i < (FT_OUT_GROUPS + FT_WARPS - 1) / FT_WARPS; i++)
       {
+        const int O = warp + i * FT_WARPS;
         float acc[4][4] = {};
 
-#pragma unroll
-        for (int j = 0; j < 2; j++)
-#pragma unroll
-          for (int ch = 0; ch < 4; ch++)
-            {
-              const uint4 l = from[((O + 2 * j) * 4 + ch) * 32];
-              const uint4 r = from[((O + 2 * j + 1) * 4 + ch) * 32];
-              const unsigned ah[4] = { l.x, l.y, r.x, r.y }, al[4] = { l.z, l.w, r.z, r.w };
-
-              mma_f16 (acc[ch], al, rh[j][0], rh[j][1]);
-              mma_f16 (acc[ch], ah, rl[j][0], rl[j][1]);
-              mma_f16 (acc[ch], ah, rh[j][0], rh[j][1]);
-            }
-#pragma unroll
-        for (int ch = 0; ch < 4; ch++)
-          {
-            const uint4 l = from[((O + 4) * 4 + ch) * 32];
-
-            mma_f16_k8 (acc[ch], l.z, l.w, rh[2][0]);
-            mma_f16_k8 (acc[ch], l.x, l.y, rl[2][0]);
-            mma_f16_k8 (acc[ch], l.x, l.y, rh[2][0]);
-          }
-        /* A non-finite sample makes a whole row of C1 non-finite, and so
-         * every sum of the rows it reaches: sums 0 and 2 of each lane see
-         * every row. */
-#pragma unroll
-        for (int ch = 0; ch < 4; ch++)
-          bad += acc[ch][0] + acc[ch][2];
-
-        /* Sum i: row g + 8 (i / 2), pixel 2q + i % 2. */
-        const int x = bx0 + 8 * O + 2 * q, y = 16 * s + g;
-        float *const out = step_out + 32 * O;
-
-#pragma unroll
-        for (int i = 0; i < 4; i++)
-          {
-            const int inside = y + 8 * (i / 2) < rows && x + i % 2 < a.dst.width;
-            const float4 v = make_float4 (acc[0][i], acc[1][i], acc[2][i], acc[3][i]);
-            float *const to = out + i / 2 * 8 * a.dst.pitch + i % 2 * 4;
-
-            if (FINISH == FINISH_BY_MODE)
-              {
-                if (inside)
-                  tensor_store<FINISH> (a, v, t.inv, unscale, x + i % 2, y_first + y + 8 * (i / 2), to);
-              }
-            else
-              {
-                const float4 f = tensor_finish_plain<FINISH> (v, t.inv, a.offset);
-
-                store4_if (inside, to, f.x, f.y, f.z, f.w);
-              }
-          }
+        if (O >= FT_OUT_GROUPS)
+          break;
+        row_sums (from, O, acc);
+        store_group (s, O, step_out, acc);
       }
-  };
+  }
 
   /* Chunk c's column pass and step c - 3's row pass; then chunk c + 2
    * comes into chunk c's buffer. */
-  const auto step = [&] (int c, FtSums &done, FtSums &next, FtSums &fresh)
+  __device__ __forceinline__ void
+  step (int c, FtSums &done, FtSums &next, FtSums &fresh)
   {
     if (c < chunks)
       column_pass (c, done, next, fresh);
@@ -467,44 +555,64 @@ conv_fused_tensor (const __grid_constant__ ConvArgs a, const __grid_constant__ F
       row_pass (c - 3);
     __syncthreads ();
     stage (c + 2);
-  };
+  }
 
-#if BULK_COPY
-  if (threadIdx.x == 0)
-    mbarrier_init_pair (landed);
+  /* Every chunk and step.  The three steps' sums a chunk reaches change
+   * roles each chunk: the loop unrolled by three keeps them in registers. */
+  __device__ __forceinline__ void
+  walk ()
+  {
+    FtSums s0 = {}, s1 = {}, s2 = {};
+
+    for (int c = 0; c <= chunks; c += 3)
+      {
+        step (c, s0, s1, s2);
+        if (c + 1 <= chunks)
+          step (c + 1, s1, s2, s0);
+        if (c + 2 <= chunks)
+          step (c + 2, s2, s0, s1);
+      }
+  }
+
+  /* Where any sum was non-finite, the block's outputs again in FP32.
+   * Every chunk has landed and been read: the buffers are free.  A call,
+   * not inlined, leaves the walk's registers. */
+  __device__ __forceinline__ void
+  redo_if_bad ()
+  {
+    if (!__syncthreads_or (!isfinite (bad)))
+      return;
+
+    char *const spare = reinterpret_cast<char *> (staged);
+    ConvArgs *const job = reinterpret_cast<ConvArgs *> (spare + FT_REDO_BYTES);
+    FusedTaps *const taps = reinterpret_cast<FusedTaps *> (job + 1);
+
+    if (threadIdx.x == 0)
+      {
+        *job = a;
+        *taps = t.exact;
+        atomicAdd (&a.claims->ran.redo, 1u);
+      }
+    __syncthreads ();
+    fused_redo_radius<FINISH> (t.r, *job, *taps, bx0, y_first, rows,
+                               reinterpret_cast<float4 *> (spare));
+  }
+};
 #endif
-  __syncthreads ();   /* the barriers, read_from and the zero column */
-  stage (0);
-  stage (1);
-  /* The three steps' sums a chunk reaches change roles each chunk: the
-   * loop unrolled by three keeps them in registers. */
-  FtSums s0 = {}, s1 = {}, s2 = {};
-  for (int c = 0; c <= chunks; c += 3)
-    {
-      step (c, s0, s1, s2);
-      if (c + 1 <= chunks)
-        step (c + 1, s1, s2, s0);
-      if (c + 2 <= chunks)
-        step (c + 2, s2, s0, s1);
-    }
-  /* Every chunk has landed and been read: the buffers are free.  A call,
-   * not inlined, leaves the loop above its registers. */
-  if (__syncthreads_or (!isfinite (bad)))
-    {
-      char *const spare = reinterpret_cast<char *> (staged);
-      ConvArgs *const job = reinterpret_cast<ConvArgs *> (spare + FT_REDO_BYTES);
-      FusedTaps *const taps = reinterpret_cast<FusedTaps *> (job + 1);
 
-      if (threadIdx.x == 0)
-        {
-          *job = a;
-          *taps = t.exact;
-          atomicAdd (&a.claims->ran.redo, 1u);
-        }
-      __syncthreads ();
-      fused_redo_radius<FINISH> (t.r, *job, *taps, bx0, y_first, rows,
-                                 reinterpret_cast<float4 *> (spare));
-    }
+template <int FINISH>
+__global__ void __launch_bounds__ (32 * FT_WARPS, 1)
+conv_fused_tensor (const __grid_constant__ ConvArgs a, const __grid_constant__ FusedTensorTaps t,
+                   int seg)
+{
+#if defined (__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  extern __shared__ __align__ (128) float ft_shared[];   /* the bulk copy's alignment */
+  FusedTensorBlock<FINISH> block (a, t, seg, ft_shared);
+
+  block.load_fragments ();
+  block.start ();
+  block.walk ();
+  block.redo_if_bad ();
 #endif
 }
 
