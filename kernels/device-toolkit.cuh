@@ -148,6 +148,16 @@ mbarrier_wait (unsigned long long *bar, unsigned parity)
   while (!done);
 }
 
+/* Until 'bar' completes the phase whose parity is bit 'bit' of 'phases',
+ * then flips that bit for the barrier's next phase: double buffers keep
+ * each barrier's parity in one word. */
+__device__ __forceinline__ void
+mbarrier_wait_flip (unsigned long long *bar, unsigned &phases, int bit)
+{
+  mbarrier_wait (bar, phases >> bit & 1);
+  phases ^= 1u << bit;
+}
+
 /* By one thread: the box of 'map' at element (x, y) into 'dst' (128-byte
  * aligned), by the bulk-copy engine, completing a phase of 'bar' when its
  * 'bytes' have landed.  The fence orders the block's earlier accesses to
@@ -184,6 +194,19 @@ bulk_stores_wait ()
   asm volatile ("cp.async.bulk.wait_group 0;" ::: "memory");
 }
 #endif
+
+/* Until buffer b of a double buffer has landed for this thread: its own
+ * cp.async groups but the last 'groups', and where the bulk-copy engine
+ * is, the phase of mbarrier bars[b] whose parity is bit b of 'phases'.
+ * Other threads' cp.async copies are seen only after a block barrier. */
+__device__ __forceinline__ void
+wait_buffer (unsigned long long *bars, unsigned &phases, int b, int groups)
+{
+  __pipeline_wait_prior (groups);
+#if BULK_COPY
+  mbarrier_wait_flip (bars + b, phases, b);
+#endif
+}
 
 /* Four floats to global 'to' (16-byte aligned) where 'inside' is not 0,
  * by a predicated store: no branch around it for the compiler to schedule. */

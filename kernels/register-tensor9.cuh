@@ -166,11 +166,7 @@ struct Tensor9Block
   __device__ __forceinline__ void
   wait_rows (int b, int groups)
   {
-    __pipeline_wait_prior (groups);
-#if BULK_COPY
-    mbarrier_wait (staged + b, parity >> b & 1);
-    parity ^= 1u << b;
-#endif
+    wait_buffer (staged, parity, b, groups);
     __syncthreads ();
   }
 

@@ -125,11 +125,7 @@ struct TileBuffers
   __device__ __forceinline__ void
   wait (int b, int groups)
   {
-    __pipeline_wait_prior (groups);
-#if BULK_COPY
-    mbarrier_wait (bar + b, parity >> b & 1);
-    parity ^= 1u << b;
-#endif
+    wait_buffer (bar, parity, b, groups);
     if (piecewise >> b & 1)
       __syncthreads ();
   }

@@ -363,8 +363,7 @@ struct FusedTensorBlock
   wait_chunk (int b)
   {
 #if BULK_COPY
-    mbarrier_wait (landed + b, state >> (2 + b) & 1);
-    state ^= 1u << (2 + b);
+    mbarrier_wait_flip (landed + b, state, 2 + b);
 #endif
     if (state >> b & 1)
       {
