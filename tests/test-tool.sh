@@ -256,10 +256,21 @@ expect 1 --deconvolve richardson-lucy --matrix "0,-1,0;-1,5,-1;0,-1,0" "$tmp/g8.
 expect 2 --deconvolve wiener --noise nan --shape disc --radius 1 "$tmp/g8.pgm" "$tmp/x.pgm" &&
   grep -q "noise" "$tmp/err.txt" || fail "NaN noise: $(cat "$tmp/err.txt")"
 [ -e "$tmp/x.pgm" ] && fail "a refused deconvolution wrote an output"
+# The CPU when asked for; by default the GPU where one is usable.
+if "$tool" --method register "$tmp/g8.pgm" "$tmp/x.pgm" 2>/dev/null; then
+  ran="gpu richardson-lucy, 3 iterations by "
+else
+  ran="cpu richardson-lucy, 3 iterations"
+fi
+rm -f "$tmp/x.pgm"
 for io in c8.ppm:d.ppm c8.ppm:d.pfm rgba.pam:d.pam; do
   expect 0 --deconvolve richardson-lucy --shape disc --radius 1 --iterations 3 --verbose \
-    "$tmp/${io%:*}" "$tmp/${io#*:}" && grep -q "kernels: cpu richardson-lucy, 3 iterations" "$tmp/out.txt" ||
-    fail "deconvolve $io: $(cat "$tmp/out.txt" "$tmp/err.txt")"
+    "$tmp/${io%:*}" "$tmp/${io#*:}" && grep -q "^kernels: $ran" "$tmp/out.txt" ||
+    fail "deconvolve $io, want '$ran': $(cat "$tmp/out.txt" "$tmp/err.txt")"
+  expect 0 --deconvolve richardson-lucy --shape disc --radius 1 --iterations 3 --verbose \
+    --method cpu "$tmp/${io%:*}" "$tmp/cpu-${io#*:}" &&
+    grep -q "^kernels: cpu richardson-lucy, 3 iterations$" "$tmp/out.txt" ||
+    fail "deconvolve $io on the CPU: $(cat "$tmp/out.txt" "$tmp/err.txt")"
 done
 expect 2 --matrix @"$tmp/c8.ppm" "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --divisor 0 "$tmp/g8.pgm" "$tmp/x.pgm"
