@@ -9,10 +9,9 @@ Xvfb "$display" -screen 0 "${screen}x24" -nolisten tcp >/dev/null 2>&1 &
 xvfb=$!
 trap 'kill $xvfb 2>/dev/null; rm -rf "$profile"' EXIT
 export DISPLAY="$display" GIMP3_DIRECTORY="$profile" XDG_DATA_HOME="$profile/data"
-export CUDA_CONVOLVE_PRESET_DIR="$top/presets"
-sh "$top/scripts/gimp-profile.sh" "$profile" "$top/_build/plug-ins"
-mkdir -p "$XDG_DATA_HOME/gegl-0.4/plug-ins"
-cp "$top/_build/gegl/cuda-convolve-gpl3.so" "$XDG_DATA_HOME/gegl-0.4/plug-ins/"
+export CUDA_CONVOLVE_PRESET_DIR="$top/presets" GEGL_PATH="$profile/gegl-build"
+sh "$top/scripts/gimp-profile.sh" "$profile" "$top/_build/plug-ins" \
+  "$top/_build/gegl/cuda-convolve-gpl3.so"
 sleep 1
 
 # The window whose name contains $1.

@@ -1,18 +1,17 @@
 #!/bin/sh
 # Runs GIMP 3's console headless with the plug-in and the GEGL operation
-# built in _build, in a scratch profile (the operation where GEGL looks,
-# XDG_DATA_HOME):  scripts/run-gimp.sh INTERPRETER BATCH-COMMAND
+# built in _build, whatever copies are installed (a scratch profile, and
+# GEGL_PATH: scripts/gimp-profile.sh):
+#   scripts/run-gimp.sh INTERPRETER BATCH-COMMAND
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 profile=$(mktemp -d "$top/_build/profile.XXXXXX")
 trap 'rm -rf "$profile"' EXIT
 export GIMP3_DIRECTORY="$profile"
-sh "$top/scripts/gimp-profile.sh" "$profile" "$top/_build/plug-ins"
-if [ -f "$top/_build/gegl/cuda-convolve-gpl3.so" ]; then
-  export XDG_DATA_HOME="$profile/data" CUDA_CONVOLVE_PRESET_DIR="$top/presets"
-  mkdir -p "$XDG_DATA_HOME/gegl-0.4/plug-ins"
-  cp "$top/_build/gegl/cuda-convolve-gpl3.so" "$XDG_DATA_HOME/gegl-0.4/plug-ins/"
-fi
+module="$top/_build/gegl/cuda-convolve-gpl3.so"
+[ -f "$module" ] || module=
+sh "$top/scripts/gimp-profile.sh" "$profile" "$top/_build/plug-ins" $module
+export GEGL_PATH="$profile/gegl-build" CUDA_CONVOLVE_PRESET_DIR="$top/presets"
 gimp=$(sh "$top/scripts/gimp-console.sh") ||
   { echo "run-gimp: GIMP 3's console (gimp-console-3) is not installed" >&2; exit 1; }
 status=0

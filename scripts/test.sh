@@ -8,6 +8,8 @@
 # (scripts/test-release.sh: the plug-in, the GEGL operation and the tool in
 # that real GIMP); then the CPU engine, the tool and the preset parser
 # under ASan and UBSan, and each fuzz target for FUZZ_SECONDS (default 15).
+# Two other configurations build and check on their own as well
+# (scripts/test-config.sh): without FFTW, and without CUDA or GIMP.
 # GPU tests skip where there is no GPU.  GIMP_VERSION=3.0 or 3.2 tests in
 # that GIMP alone; CUDA_ARCH (e.g. sm_90) builds one GPU architecture.
 set -eu
@@ -31,6 +33,13 @@ for version in $versions; do
     sh -c 'scripts/build.sh && cd _build &&
            { make -j"$(nproc)" check || { cat test-suite.log; exit 1; }; }'
 done
+# The two cheapest of the other configurations configure accepts, each with
+# its own make check: without FFTW (nor GLib, CUDA or GIMP: the bare engine
+# and tool, natively), and without CUDA or GIMP (in the last GIMP's root,
+# so with GEGL's file formats and the widgets).
+PKG_CONFIG_LIBDIR=/nonexistent scripts/test-config.sh bare --without-fftw --without-cuda
+last=$(echo $versions | awk '{ print $NF }')
+GIMP_VERSION=$last scripts/env.sh scripts/test-config.sh cpu-only --without-cuda --without-gimp
 CUDA_ARCH=${CUDA_ARCH:-sm_90} scripts/test-release.sh $versions
 scripts/sanitize.sh
 scripts/fuzz.sh "${FUZZ_SECONDS:-15}"

@@ -8,9 +8,11 @@
 # (deconvolve-op.py, with its refusals' words in GIMP's log), parity and
 # deconvolve.py again (the procedures now apply through the operations),
 # the tool's files against GIMP's own (files.py), GEGL threads and a
-# fault.  All of that on the CPU; where a GPU is usable, the suites again on it, with gpu.py and GPU faults.  GIMP finds
-# the uninstalled plug-in through a scratch profile.  Skips (77) only where
-# GIMP 3 cannot be found.
+# fault.  All of that on the CPU; where a GPU is usable, the suites again
+# on it, with gpu.py and GPU faults.  GIMP runs the build tree's plug-in and
+# operation through a scratch profile and GEGL_PATH, whatever copies are
+# installed, and the suites stop if GIMP loads any other.  Skips (77) only
+# where GIMP 3 cannot be found.
 #
 # CC_INSTALLED=1: the same against the release as its install.sh put it for
 # this user (a scratch HOME: the test adds presets to the profile): the
@@ -37,6 +39,8 @@ from gi.repository import Gimp; print(Gimp.directory())' 2>/dev/null)
   data="${XDG_DATA_HOME:-$HOME/.local/share}"
   tool="$HOME/.local/bin/cuda-convolve"
   presets="$profile/plug-in-cuda-convolve/presets"
+  module="$data/gegl-0.4/plug-ins/cuda-convolve-gpl3.so"
+  [ -f "$module" ] || module=
   trap 'rm -rf "$tmp" "$presets/my-blur.preset" "$presets/broken.preset" "$presets/box-3.preset"' EXIT
   export GIMP3_DIRECTORY="$profile"
 else
@@ -48,19 +52,52 @@ else
   trap 'rm -rf "$tmp"' EXIT
   export GIMP3_DIRECTORY="$tmp/profile"
   presets="$GIMP3_DIRECTORY/plug-in-cuda-convolve/presets"
-  sh "$srcdir/scripts/gimp-profile.sh" "$GIMP3_DIRECTORY" "$plug_ins"
-  # The operation where GEGL will look, for the runs that use it.
-  if [ -f "$builddir/gegl/cuda-convolve-gpl3.so" ]; then
-    mkdir -p "$data/gegl-0.4/plug-ins"
-    cp "$builddir/gegl/cuda-convolve-gpl3.so" "$data/gegl-0.4/plug-ins/"
-  fi
+  # This build's plug-in first on GIMP's path, and GEGL's module folders
+  # with this build's operation (gegl-build) and with none (gegl-none),
+  # whatever copies make install or a release put in GIMP's and GEGL's own
+  # folders.
+  module=
+  [ ! -f "$builddir/gegl/cuda-convolve-gpl3.so" ] ||
+    module="$GIMP3_DIRECTORY/gegl-build/cuda-convolve-gpl3.so"
+  sh "$srcdir/scripts/gimp-profile.sh" "$GIMP3_DIRECTORY" "$plug_ins" \
+    ${module:+"$builddir/gegl/cuda-convolve-gpl3.so"} || exit 1
 fi
-if [ ! -x "$plug_ins/plug-in-cuda-convolve/plug-in-cuda-convolve" ]; then
+plug_in="$plug_ins/plug-in-cuda-convolve/plug-in-cuda-convolve"
+if [ ! -x "$plug_in" ]; then
   echo "SKIP: no plug-in in $plug_ins (configured without GIMP, or not installed)"
   exit 77
 fi
+use_gegl_modules ()   # none | build: the operation's module GEGL loads
+{
+  [ -n "${CC_INSTALLED:-}" ] || export GEGL_PATH="$GIMP3_DIRECTORY/gegl-$1"
+}
+
+# Which copies GIMP loads, by its own records: the plug-in it registers
+# (its pluginrc) and the operation's module mapped into its process.  The
+# suites would test any other copy and say nothing, so they stop instead.
+use_gegl_modules build
+[ -z "${CC_INSTALLED:-}" ] || export XDG_DATA_HOME="$data"
+timeout 300 "$gimp" -i --batch-interpreter=python-fu-eval -b "import os; print('mapped:', \
+  *sorted({l.split()[-1] for l in open('/proc/%d/maps' % os.getppid()) \
+           if l.rstrip().endswith('/cuda-convolve-gpl3.so')}))" --quit >"$tmp/which.log" 2>&1
+registered=$(sed -n 's/^(plug-in-def "\([^"]*\/plug-in-cuda-convolve\)" .*/\1/p' \
+               "$GIMP3_DIRECTORY/pluginrc" 2>/dev/null | sed "s|\${gimp_dir}|$GIMP3_DIRECTORY|")
+mapped=$(sed -n 's/^mapped: *//p' "$tmp/which.log")
+if [ "$registered" != "$plug_in" ]; then
+  echo "FAIL: GIMP registers another plug-in-cuda-convolve: '$registered', not this run's"
+  echo "      $plug_in; the suites stop.  GIMP said: $(grep -i 'duplicate' "$tmp/which.log")"
+  exit 1
+fi
+if [ -n "$module" ] && [ "$mapped" != "$(readlink -f "$module")" ]; then
+  echo "FAIL: GIMP loads another cuda:convolve module: '$mapped', not this run's"
+  echo "      $(readlink -f "$module"); the suites stop"
+  exit 1
+fi
+echo "ok   - GIMP runs this plug-in, $plug_in${module:+, and this operation, $mapped}"
+
 # The runs before the operation's must not see it, nor any the user has.
 export XDG_DATA_HOME="$tmp/no-data"
+use_gegl_modules none
 mkdir -p "$presets"
 # The user's presets: one good, one broken (skipped with a message), and one
 # that tries to take a shipped id (ignored: the shipped one wins).
@@ -104,7 +141,7 @@ plug_in_pid ()   # this run's plug-in running a procedure (GIMP passes -run), no
 {
   for d in /proc/[0-9]*; do
     case "$(tr '\0' ' ' 2>/dev/null <"$d/cmdline")" in
-      "$plug_ins/plug-in-cuda-convolve/plug-in-cuda-convolve "*-run*) echo "${d#/proc/}"; return ;;
+      "$plug_in "*-run*) echo "${d#/proc/}"; return ;;
     esac
   done
 }
@@ -145,7 +182,8 @@ wait $killer 2>/dev/null
 # With the GEGL operation where GEGL looks for modules: the procedure then
 # applies through it.  The runs above had none, so they covered the
 # plug-in's own pixel path, the fallback.
-if [ -f "$data/gegl-0.4/plug-ins/cuda-convolve-gpl3.so" ]; then
+if [ -n "$module" ]; then
+  use_gegl_modules build
   export XDG_DATA_HOME="$data" CC_GEGL_DIR="$tmp/gegl" CC_TOOL="$tool"
   # The build tree's operation and tool find the shipped presets here; the
   # installed ones find their own.
