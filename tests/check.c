@@ -814,6 +814,16 @@ check_threads (CcContext *ctx, CcMethod method)
   return failed;
 }
 
+bool
+check_cpu_wiener (void)
+{
+#ifdef HAVE_FFTW
+  return true;
+#else
+  return false;
+#endif
+}
+
 /* ---- Samples past the ordinary ---- */
 
 bool

@@ -80,6 +80,10 @@ int      check_reduced     (CcContext *ctx, const CcMethod *methods, int n_metho
 /* Small hand-computed results, with every given method. */
 int      check_known       (CcContext *ctx, const CcMethod *methods, int n_methods);
 
+/* Whether this build runs Wiener deconvolution on the CPU: it needs FFTW,
+ * and a build without it refuses, saying so. */
+bool     check_cpu_wiener  (void);
+
 /* Outputs off the gold: NaN where the gold is not or not where it is, an
  * infinity unequal, a finite sample further than 'bound'; the first's
  * index goes to *first unless it is NULL. */

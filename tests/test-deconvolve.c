@@ -22,11 +22,7 @@
 static bool
 runs_here (int algorithm)
 {
-#ifdef HAVE_FFTW
-  return true;
-#else
-  return algorithm != CC_DECONVOLVE_WIENER;
-#endif
+  return algorithm != CC_DECONVOLVE_WIENER || check_cpu_wiener ();
 }
 
 /* The engine's convolution by its definition, in double: M correlated,
