@@ -108,6 +108,11 @@ def test_equals_tool():
         px = work_pixels(layer, stype)
         before = px.read()
         algorithm = props.get("algorithm", "richardson-lucy")
+        if algorithm == "wiener" and not wiener_runs(47, 39, props.get("border", "mirror")):
+            check_wiener_refused(image, px, "%s (%s)" % (what, stype),
+                                 lambda: layer.merge_filter(op_filter(layer, OP, **props)))
+            image.delete()
+            continue
         want = tool(px, ["--deconvolve", algorithm] + args, "case%d" % n, SCRATCH)
         layer.merge_filter(op_filter(layer, OP, **props))
         got = px.read()
@@ -121,25 +126,33 @@ def test_equals_tool():
 
 def test_start_matters():
     """init image and flat give different results, as do the two
-    algorithms."""
+    algorithms (where Wiener runs)."""
     results = {}
     for key, props in (("flat", dict(init="flat")), ("image", dict(init="image")),
                        ("wiener", dict(algorithm="wiener"))):
         image, layer = photo_image(31, 27, "float", blur=dict(shape="disc", radius=2.0))
-        layer.merge_filter(op_filter(layer, OP, shape="disc", radius=2.0, iterations=10,
-                                     **props))
-        results[key] = work_pixels(layer, "float").read()
+        px = work_pixels(layer, "float")
+
+        def merge():
+            layer.merge_filter(op_filter(layer, OP, shape="disc", radius=2.0, iterations=10,
+                                         **props))
+
+        if key == "wiener" and not wiener_runs(31, 27, "mirror"):
+            check_wiener_refused(image, px, "wiener", merge)
+        else:
+            merge()
+            results[key] = px.read()
         image.delete()
     for a, b in (("flat", "image"), ("flat", "wiener")):
-        worst = worst_difference(results[a], results[b])
-        check(worst > 1e-3, "%s and %s differ (by up to %.3g)" % (a, b, worst))
+        if b in results:
+            worst = worst_difference(results[a], results[b])
+            check(worst > 1e-3, "%s and %s differ (by up to %.3g)" % (a, b, worst))
 
 
 def test_restores():
     """Merged, the operation restores a disc blur (check_restores)."""
     def restore(image, layer, **props):
         layer.merge_filter(op_filter(layer, OP, **props))
-        return True
 
     check_restores(restore)
 
@@ -171,7 +184,8 @@ def test_alpha_and_kept():
 
 def test_appended():
     """Appended, the layer's own pixels stay; the rendered image is the
-    merged result, and follows the config's changes."""
+    merged result, and follows the config's changes (to Wiener, where it
+    cannot run, the layer's own pixels)."""
     image, layer = photo_image(37, 31, "u8", blur=dict(shape="disc", radius=2.0))
     px = Pixels(layer, "R'G'B'A u8", "u8", 4)
     own = px.raw()
@@ -184,7 +198,8 @@ def test_appended():
         dup.delete()
         return data
 
-    expected = [merged(), merged(iterations=5), merged(algorithm="wiener")]
+    expected = [merged(), merged(iterations=5),
+                merged(algorithm="wiener") if wiener_runs(37, 31, "mirror") else own]
     f = op_filter(layer, OP, shape="disc", radius=2.0)
     layer.append_filter(f)
     check(px.raw() == own, "appended: the layer's own pixels are untouched")
@@ -237,9 +252,14 @@ def test_layer_mask():
         f.update()
         layer.merge_filter(f)
         copy.merge_filter(op_filter(copy, OP, matrix=matrix, **props))
-        check(px.raw() != original and px.raw() == work_pixels(copy, "u8").raw(),
-              "%s: a 4x3 layer on aux equals its weights as the matrix, byte for byte"
-              % (props.get("algorithm", "richardson-lucy")))
+        if props and not wiener_runs(41, 33, "mirror"):
+            check(px.raw() == original and work_pixels(copy, "u8").raw() == original,
+                  "wiener: a 4x3 layer on aux and its weights as the matrix both pass the "
+                  "layer through unchanged")
+        else:
+            check(px.raw() != original and px.raw() == work_pixels(copy, "u8").raw(),
+                  "%s: a 4x3 layer on aux equals its weights as the matrix, byte for byte"
+                  % props.get("algorithm", "richardson-lucy"))
         image.delete()
     mimage.delete()
     image, layer = photo_image(23, 17, "u8", blur=dict(shape="disc", radius=1.5))

@@ -107,6 +107,10 @@ def test_equals_tool():
         px = work_pixels(layer, stype, model)
         before = px.read()
         algorithm = args.get("algorithm", "richardson-lucy")
+        if algorithm == "wiener" and not wiener_runs(47, 39, args.get("border", "mirror")):
+            check_wiener_refused(image, px, what, lambda: deconvolve(image, [layer], **args))
+            image.delete()
+            continue
         want = tool(px, ["--deconvolve", algorithm] + options, "case%d" % n, SCRATCH)
         status, values = deconvolve(image, [layer], **args)
         if not check(status == Gimp.PDBStatusType.SUCCESS, "%s: runs %s" % (what, values)):
@@ -229,7 +233,7 @@ def test_refused():
 def test_restores():
     """The procedure restores a disc blur (check_restores)."""
     def restore(image, layer, **args):
-        return deconvolve(image, [layer], **args)[0] == Gimp.PDBStatusType.SUCCESS
+        return deconvolve(image, [layer], **args)
 
     check_restores(restore)
 
