@@ -38,6 +38,7 @@ done
 # and tool, natively), and without CUDA or GIMP (in the last GIMP's root,
 # so with GEGL's file formats and the widgets).
 PKG_CONFIG_LIBDIR=/nonexistent scripts/test-config.sh bare --without-fftw --without-cuda
+scripts/check-dist.sh _config/bare
 last=$(echo $versions | awk '{ print $NF }')
 GIMP_VERSION=$last scripts/env.sh scripts/test-config.sh cpu-only --without-cuda --without-gimp
 CUDA_ARCH=${CUDA_ARCH:-sm_90} scripts/test-release.sh $versions
