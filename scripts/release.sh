@@ -14,8 +14,8 @@ cd "$(dirname "$0")/.."
 # release is built from a copy of the clone's own files (git's list), made
 # here, where git is.
 if [ -f config.status ] && [ -z "${CC_RELEASE_SOURCE:-}" ]; then
-  git rev-parse --is-inside-work-tree >/dev/null 2>&1 ||
-    { echo "release: this folder is configured in place and is no git clone: run 'make distclean' first, or build out of tree" >&2; exit 1; }
+  command -v git >/dev/null 2>&1 && git rev-parse --is-inside-work-tree >/dev/null 2>&1 ||
+    { echo "release: this folder is configured in place, and copying its files out of that takes a git clone and git: run 'make distclean' first, or configure out of tree" >&2; exit 1; }
   echo "release: the source folder is configured in place; building from a copy of its files" >&2
   rm -rf _release && mkdir -p _release/source
   git ls-files -z | xargs -0 cp --parents -t _release/source
