@@ -3,7 +3,7 @@
 # root what the GIMP suites and benchmarks never load, where pack.sh left it.
 # The Debian 13 root carries scikit-image, SciPy and matplotlib for
 # test-skimage.sh, which made its bundle 145 MB, past the device tool's
-# 64 MiB; without them it is 52 MB.
+# 64 MiB; without them and what follows, 58 MB (2026-11-29).
 #
 #   scripts/gpu-slim-root.sh [BUNDLE]      BUNDLE defaults to .gpubundle
 set -eu
@@ -19,6 +19,12 @@ for d in scipy scipy.libs skimage matplotlib mpl_toolkits numpy numpy.libs sympy
 done
 rm -rf "$tmp/usr/share/unicode" "$tmp/usr/share/proj" "$tmp/usr/share/matplotlib" \
        "$tmp/usr/share/gdcm-3.0" "$tmp"/tmp/*
+# GIMP's painting resources, dpkg's records, GTK's emoji and G'MIC's
+# GraphicsMagick: no suite loads them (the roots carry gmic since 2026-11-28).
+gimp=$(ls -d "$tmp"/usr/share/gimp/3.* | head -1)
+rm -rf "$gimp/brushes" "$gimp/dynamics" "$gimp/gimpressionist" "$gimp/images" \
+       "$gimp/patterns" "$gimp/tips" "$gimp/fractalexplorer" "$tmp/var/lib/dpkg/info" \
+       "$tmp/usr/share/gtk-3.0/emoji" "$tmp"/usr/lib/libGraphicsMagick*
 (cd "$tmp" && tar -cf - .) | xz -T0 -6 > "$bundle/root.tar.xz.new"
 # pack.sh remakes the root when the root's packages are newer than its copy:
 # the slimmed copy keeps the packed one's time.
