@@ -113,12 +113,12 @@ export CUDA_CONVOLVE_NO_GPU=1 CC_TEST_DIR="$srcdir/tests/gimp" PYTHONDONTWRITEBY
 # Wiener runs there, but a job the engine leaves to the CPU is refused.
 # no_wiener: that refusal's words in GIMP's log.
 # A build tree carried without its config.h (to the GPU machine) asks the
-# tool, on the CPU.
+# tool, on the CPU, with a small probe that the GPU's questions below use too.
 no_wiener=
-printf 'P5\n3 3\n255\n012345678' >"$tmp/wiener.pgm"
+printf 'P5\n3 3\n255\n012345678' >"$tmp/probe.pgm"
 if [ -n "${CC_INSTALLED:-}" ] || grep -q '^#define HAVE_FFTW 1' "$builddir/config.h" 2>/dev/null ||
    { [ ! -f "$builddir/config.h" ] && CUDA_CONVOLVE_NO_GPU=1 "$tool" --deconvolve wiener \
-       --shape disc --radius 1 "$tmp/wiener.pgm" "$tmp/wiener-out.pgm" 2>/dev/null; }; then
+       --shape disc --radius 1 "$tmp/probe.pgm" "$tmp/probe-out.pgm" 2>/dev/null; }; then
   export CC_CPU_WIENER=1
 else
   export CC_CPU_WIENER=0
@@ -271,7 +271,6 @@ if [ -n "$module" ]; then
   # its results against the CPU's (gpu.py), and GPU faults there: failed
   # launches and allocations, and a trap that leaves CUDA unusable for the
   # rest of GIMP's session.  Each fault's warning is printed once.
-  printf 'P5\n3 3\n255\n012345678' >"$tmp/probe.pgm"
   if env -u CUDA_CONVOLVE_NO_GPU "$tool" --method register \
        "$tmp/probe.pgm" "$tmp/probe-out.pgm" 2>"$tmp/probe.log"; then
     unset CUDA_CONVOLVE_NO_GPU
