@@ -177,17 +177,43 @@ typedef struct
   void        *data;
 } CcWienerJob;
 
-/* Wiener's canvas: the image extended by its border mode to sides
- * cc_fft_fast_side takes (room for the blur's reach on both sides), the
- * image at (left, top); wrap: the image's own sides, its period.  The CPU
- * and the GPU share it, so that they agree. */
+/* Wiener's canvas: wrap, the image's own sides, its period.  Any other
+ * border: the image at (left, top) on sides cc_fft_fast_side takes, with
+ * room for the blur's reach and a seam past it (CC_WIENER_SEAM); its
+ * pixels outside the image are unknowns that 'steps' conjugate-gradient
+ * steps solve for, so that a photograph, which is not periodic, does not
+ * ring from the canvas's edges.  The CPU and the GPU share it, so that
+ * they agree (docs/deconvolution.md). */
 typedef struct
 {
   int64_t tx, ty;
   int64_t left, top;
+  int     steps;
 } CcWienerCanvas;
 
+#define CC_WIENER_SEAM  32
+#define CC_WIENER_STEPS 5
+/* The steps stop where the residual's <r, r / den> falls this far below
+ * the right side's: past it they would only steer rounding. */
+#define CC_WIENER_SOLVED 1e-10
+
 void     cc_wiener_canvas (const CcWienerJob *job, CcWienerCanvas *canvas);
+
+/* The canvas's first guess, row by row (rows) or column by column: canvas
+ * index i shows (1 - t) v(a) + t v(b), v the image's row or column, -1 the
+ * border's constant.  Inside the image a = b = i - offset; past it, the
+ * border's extension of the near edge for the blur's reach, blended into
+ * that of the far edge, which the canvas's period brings next. */
+typedef struct
+{
+  int64_t a, b;
+  float   t;
+} CcWienerTap;
+
+void     cc_wiener_taps   (const CcWienerJob *job, const CcWienerCanvas *canvas, bool rows,
+                           CcWienerTap *taps);
+/* The 4-neighbour Laplacian's spectrum along one side: 2 - 2 cos (2 pi k / n). */
+float    cc_wiener_laplacian (int64_t k, int64_t n);
 
 /* The GPU back end (kernels/device.cu, or no-cuda.c without CUDA). */
 struct _CcGpu *cc_gpu_new        (const CcEnv *env, int threads);

@@ -1,32 +1,20 @@
 /* Wiener deconvolution on the GPU (engine/deconvolve.c's wiener_gpu): the
- * CPU path's canvas (cc_wiener_canvas: the same sides, placement and
- * border, each canvas row and column mapped by cc_border_map on the host),
- * transformed by this file's kernels, nothing of the CUDA toolkit needed
- * at run time.
- *
- * Two colour channels ride on one complex canvas, the first the real parts
- * and the second the imaginary: the filter is Hermitian (the blur and the
- * Laplacian are real), so each channel's result is the real or imaginary
- * part of the filtered canvas.  Per pair: wiener_fill, the rows' forward
- * transforms, the columns' forward transforms with the product by the
- * filter and the columns' inverse in one kernel, the rows' inverse,
- * wiener_extract.  Every transform is forward (wiener_lines): an inverse
- * is the forward transform of the conjugate, conjugated, and the columns
- * leave the conjugate for the rows, whose result wiener_extract conjugates.
+ * CPU path's (engine/deconvolve-fft.c) canvas, first guess and
+ * conjugate-gradient steps, channel by channel, on a complex canvas whose
+ * imaginary part is 0, transformed by this file's kernels: nothing of the
+ * CUDA toolkit is needed at run time.  Every transform is forward
+ * (wiener_lines): an inverse is the forward transform of the conjugate,
+ * conjugated.
  *
  * A line (a row or a column of the canvas) is transformed in shared
  * memory by a mixed-radix Stockham FFT of 2^a 3^b 5^c 7^d points, passes
  * of 7, 5, 3, then 8 and one of 4 or 2, between two buffers; so the
- * longest side is the shared memory a block may have over 16 bytes (14528
- * on an H100 or H200).  A wrapped image whose side has a prime factor past
- * 7, or a longer side, is refused (CC_ERROR_UNSUPPORTED), and the front
- * takes the CPU.
+ * longest side is the shared memory a block may have over 16 bytes.  A
+ * wrapped image whose side has a prime factor past 7, or a longer side, is
+ * refused (CC_ERROR_UNSUPPORTED), and the front takes the CPU.
  *
- * Memory per job: the image's colour as floats, the canvas and the filter
- * (8 bytes a canvas pixel each), the blur's rows' spectra (16 bytes a
- * canvas column a mask row) and the maps.  The filter is made once a job,
- * from the blur folded onto the canvas at its origin, by direct DFTs in
- * double (the mask's rows, then the canvas's columns of those): the
+ * The blur's spectrum is made once a job by direct DFTs in double (the
+ * mask's rows, then the canvas's columns of those): the preconditioner's
  * quotient magnifies its rounding where the blur erases a frequency.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
@@ -119,13 +107,10 @@ line_fft (float2 *a, float2 *b, const Plan &p, int count, int ls, int ps, bool b
 }
 
 /* 'lines' lines of p.n points (point i of line l at data + l line_stride +
- * i point_stride), 'count' a block, each transformed forward in place;
- * with a filter (laid out as the data), then multiplied by it, conjugated
- * and transformed forward again: the conjugate of the product's inverse
- * transform. */
+ * i point_stride), 'count' a block, each transformed forward in place. */
 __global__ void __launch_bounds__ (LINE_THREADS)
-wiener_lines (float2 *data, const float2 *filter, const Plan p, int lines, int count,
-              long long line_stride, long long point_stride, bool by_rows)
+wiener_lines (float2 *data, const Plan p, int lines, int count, long long line_stride,
+              long long point_stride, bool by_rows)
 {
   extern __shared__ float2 sh[];
   const int n = p.n, ls = by_rows ? n : 1, ps = by_rows ? 1 : count;
@@ -141,23 +126,6 @@ wiener_lines (float2 *data, const float2 *filter, const Plan p, int lines, int c
     }
   __syncthreads ();
   x = line_fft (sh, sh + count * n, p, count, ls, ps, by_rows);
-  if (filter)
-    {
-      for (int e = threadIdx.x; e < count * n; e += blockDim.x)
-        {
-          const int q = by_rows ? e / n : e % count, i = by_rows ? e - q * n : e / count;
-
-          if (line0 + q < lines)
-            {
-              const float2 v = cmul (x[q * ls + i * ps],
-                                     filter[(line0 + q) * line_stride + i * point_stride]);
-
-              x[q * ls + i * ps] = make_float2 (v.x, -v.y);
-            }
-        }
-      __syncthreads ();
-      x = line_fft (x, x == sh ? sh + count * n : sh, p, count, ls, ps, by_rows);
-    }
   for (int e = threadIdx.x; e < count * n; e += blockDim.x)
     {
       const int q = by_rows ? e / n : e % count, i = by_rows ? e - q * n : e / count;
@@ -167,12 +135,20 @@ wiener_lines (float2 *data, const float2 *filter, const Plan p, int lines, int c
     }
 }
 
-/* The canvas of channels k0 and k1 (-1: none, 0) of the image plane (K
- * floats a pixel, w wide): canvas row y shows source row rows[y], column
- * x source column columns[x], -1 the border's constant 'ghost'. */
+/* A canvas row's or column's taps (CcWienerTap in device widths). */
+struct Tap
+{
+  int   a, b;
+  float t;
+};
+
+/* The canvas, real parts, of channel k of the image plane (K floats a
+ * pixel, w x h): the first guess, each sample the taps' blend of up to four
+ * (-1: the border's constant 'ghost'); with 'inside', the image at (left,
+ * top) alone, 0 around it. */
 __global__ void
-wiener_fill (float2 *canvas, const float *plane, const int *rows, const int *columns,
-             int tx, int ty, int w, int K, int k0, int k1, float ghost)
+wiener_fill (float2 *canvas, const float *plane, const Tap *rows, const Tap *columns, int tx,
+             int ty, int left, int top, int w, int h, int K, int k, float ghost, bool inside)
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -180,40 +156,204 @@ wiener_fill (float2 *canvas, const float *plane, const int *rows, const int *col
     return;
   for (int y = blockIdx.y; y < ty; y += gridDim.y)
     {
-      const int sy = rows[y], sx = columns[x];
-      float2 v = make_float2 (ghost, ghost);
+      const Tap ry = rows[y], rx = columns[x];
+      const int ys[2] = { ry.a, ry.b }, xs[2] = { rx.a, rx.b };
+      const float wy[2] = { 1.0f - ry.t, ry.t }, wx[2] = { 1.0f - rx.t, rx.t };
+      float v = 0.0f;
 
-      if (sy >= 0 && sx >= 0)
-        {
-          const float *s = plane + ((long long) sy * w + sx) * K;
-
-          v = make_float2 (s[k0], k1 < 0 ? 0.0f : s[k1]);
-        }
-      else if (k1 < 0)
-        v.y = 0.0f;
-      canvas[(long long) y * tx + x] = v;
+      if (inside)
+        v = y >= top && y < top + h && x >= left && x < left + w
+            ? plane[((long long) ys[0] * w + xs[0]) * K + k] : 0.0f;
+      else
+        for (int j = 0; j < 2; j++)
+          for (int i = 0; i < 2; i++)
+            if (wy[j] != 0.0f && wx[i] != 0.0f)
+              v += wy[j] * wx[i] * (ys[j] < 0 || xs[i] < 0
+                                    ? ghost : plane[((long long) ys[j] * w + xs[i]) * K + k]);
+      canvas[(long long) y * tx + x] = make_float2 (v, 0.0f);
     }
 }
 
-/* Channels k0 and k1 of the image plane from the filtered canvas, whose
- * conjugate the last transform left: the image at (left, top). */
+/* Channel k of the image plane from the canvas's forward transform of the
+ * restoration's conjugate spectrum: the real parts, over tx ty. */
 __global__ void
 wiener_extract (float *plane, const float2 *canvas, int tx, int left, int top, int w, int h,
-                int K, int k0, int k1)
+                int K, int k, float scale)
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
 
   if (x >= w)
     return;
   for (int y = blockIdx.y; y < h; y += gridDim.y)
-    {
-      const float2 v = canvas[(long long) (y + top) * tx + x + left];
-      float *d = plane + ((long long) y * w + x) * K;
+    plane[((long long) y * w + x) * K + k] =
+      canvas[(long long) (y + top) * tx + x + left].x * scale;
+}
 
-      d[k0] = v.x;
-      if (k1 >= 0)
-        d[k1] = -v.y;
+/* The point-wise steps over a spectrum of n points, m the mask's (a
+ * correlation: conj (m) blurs), den the preconditioner's |m|^2 + noise
+ * |L|^2 (0: the frequency left out). */
+__device__ __forceinline__ float
+over_den (const float *den, long long i)
+{
+  return den[i] > 0.0f ? 1.0f / den[i] : 0.0f;
+}
+
+__device__ __forceinline__ float2
+conj_times (float2 m, float2 v)
+{
+  return make_float2 (m.x * v.x + m.y * v.y, m.x * v.y - m.y * v.x);
+}
+
+/* Adds v, a thread's share, to *sum: a block's sum, then one atomic. */
+__device__ void
+block_sum (double v, double *sum)
+{
+  __shared__ double warp_sums[32];
+
+  for (int d = 16; d > 0; d /= 2)
+    v += __shfl_down_sync (~0u, v, d);
+  if ((threadIdx.x & 31) == 0)
+    warp_sums[threadIdx.x / 32] = v;
+  __syncthreads ();
+  if (threadIdx.x < 32)
+    {
+      v = threadIdx.x < (blockDim.x + 31) / 32 ? warp_sums[threadIdx.x] : 0.0;
+      for (int d = 16; d > 0; d /= 2)
+        v += __shfl_down_sync (~0u, v, d);
+      if (threadIdx.x == 0)
+        atomicAdd (sum, v);
     }
+}
+
+#define EACH_POINT(i, n) \
+  for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
+       i += (long long) gridDim.x * blockDim.x)
+
+/* x = m f / den: the first guess from its canvas's spectrum f; or,
+ * without 'divide', m f, the normal equations' right side, and its
+ * <x, x / den> into *sum. */
+__global__ void
+wiener_guess (float2 *x, const float2 *f, const float2 *m, const float *den, bool divide,
+              long long n, double *sum)
+{
+  double part = 0.0;
+
+  EACH_POINT (i, n)
+    {
+      const float2 v = cmul (m[i], f[i]);
+      const float q = over_den (den, i);
+
+      x[i] = divide ? make_float2 (v.x * q, v.y * q) : v;
+      part += ((double) v.x * v.x + (double) v.y * v.y) * q;
+    }
+  block_sum (part, sum);
+}
+
+/* w = conj (conj (m) v), whose forward transform is tx ty times the
+ * conjugate of the blur of v's inverse. */
+__global__ void
+wiener_blur (float2 *w, const float2 *v, const float2 *m, long long n)
+{
+  EACH_POINT (i, n)
+    {
+      const float2 b = conj_times (m[i], v[i]);
+
+      w[i] = make_float2 (b.x, -b.y);
+    }
+}
+
+/* w, from wiener_blur's forward transform: the blurred canvas over the
+ * image at (left, top), w x h, 0 around it. */
+__global__ void
+wiener_inside (float2 *w, int tx, int ty, int left, int top, int iw, int ih, float scale)
+{
+  EACH_POINT (i, (long long) tx * ty)
+    {
+      const int y = (int) (i / tx), x = (int) (i - (long long) y * tx);
+      const float2 v = w[i];
+
+      w[i] = y >= top && y < top + ih && x >= left && x < left + iw
+             ? make_float2 (v.x * scale, -v.y * scale) : make_float2 (0.0f, 0.0f);
+    }
+}
+
+/* w = m w + noise |L|^2 v: the normal equations' operator on v,
+ * from wiener_inside's forward transform; and <v, w> into *sum. */
+__global__ void
+wiener_normal (float2 *w, const float2 *v, const float2 *m, const float *lx, const float *ly,
+               float noise, int tx, long long n, double *sum)
+{
+  double part = 0.0;
+
+  EACH_POINT (i, n)
+    {
+      const int y = (int) (i / tx), x = (int) (i - (long long) y * tx);
+      const float l = lx[x] + ly[y], lap = noise * l * l;
+      const float2 b = cmul (m[i], w[i]), u = v[i];
+      const float2 r = make_float2 (b.x + lap * u.x, b.y + lap * u.y);
+
+      w[i] = r;
+      part += (double) u.x * r.x + (double) u.y * r.y;
+    }
+  block_sum (part, sum);
+}
+
+/* The steps' start: r -= w, p = r / den, and <r, r / den> into *sum. */
+__global__ void
+wiener_residual (float2 *r, float2 *p, const float2 *w, const float *den, long long n,
+                 double *sum)
+{
+  double part = 0.0;
+
+  EACH_POINT (i, n)
+    {
+      const float2 v = make_float2 (r[i].x - w[i].x, r[i].y - w[i].y);
+      const float q = over_den (den, i);
+
+      r[i] = v;
+      p[i] = make_float2 (v.x * q, v.y * q);
+      part += ((double) v.x * v.x + (double) v.y * v.y) * q;
+    }
+  block_sum (part, sum);
+}
+
+/* A step: x += alpha p, r -= alpha w, and <r, r / den> into *sum. */
+__global__ void
+wiener_step (float2 *x, float2 *r, const float2 *p, const float2 *w, const float *den,
+             float alpha, long long n, double *sum)
+{
+  double part = 0.0;
+
+  EACH_POINT (i, n)
+    {
+      const float2 v = make_float2 (r[i].x - alpha * w[i].x, r[i].y - alpha * w[i].y);
+
+      x[i] = make_float2 (x[i].x + alpha * p[i].x, x[i].y + alpha * p[i].y);
+      r[i] = v;
+      part += ((double) v.x * v.x + (double) v.y * v.y) * over_den (den, i);
+    }
+  block_sum (part, sum);
+}
+
+/* The next direction: p = r / den + beta p. */
+__global__ void
+wiener_direction (float2 *p, const float2 *r, const float *den, float beta, long long n)
+{
+  EACH_POINT (i, n)
+    {
+      const float q = over_den (den, i);
+
+      p[i] = make_float2 (r[i].x * q + beta * p[i].x, r[i].y * q + beta * p[i].y);
+    }
+}
+
+/* w = conj (x), whose forward transform is tx ty times x's inverse,
+ * conjugated. */
+__global__ void
+wiener_conj (float2 *w, const float2 *x, long long n)
+{
+  EACH_POINT (i, n)
+    w[i] = make_float2 (x[i].x, -x[i].y);
 }
 
 /* e^(-2 pi i m / n) for m in [0, n), in double: the filter's twiddles. */
@@ -258,38 +398,37 @@ wiener_blur_rows (double2 *spectra, const double *blur, const double2 *tw, int b
     }
 }
 
-/* The filter: the blur's spectrum h at (kx, ky), the sum over j of its
- * rows' spectra times W_ty^(ky (j - by)) (twiddles tw, stepped as the
- * rows'), to h / (|h|^2 + noise |L|^2) / (tx ty), in double as the CPU's
- * make_filter; 0 where nothing of a frequency can come back. */
+/* The blur's spectrum m at (kx, ky), the sum over j of its rows' spectra
+ * times W_ty^(ky (j - by)) (twiddles tw, stepped as the rows'), and the
+ * preconditioner's den = |m|^2 + noise |L|^2, in double as the CPU's
+ * make_blur. */
 __global__ void
-wiener_filter (float2 *filter, const double2 *spectra, const double2 *tw, int bh, int by,
-               int tx, int ty, double noise)
+wiener_spectrum (float2 *m, float *den, const double2 *spectra, const double2 *tw,
+                 const float *lx, const float *ly, int bh, int by, int tx, int ty,
+                 double noise)
 {
   const int kx = blockIdx.x * blockDim.x + threadIdx.x;
-  const float scale = 1.0f / ((float) tx * (float) ty);
 
   if (kx >= tx)
     return;
   for (int ky = blockIdx.y; ky < ty; ky += gridDim.y)
     {
-      const double laplacian = 4.0 - 2.0 * cospi (2.0 * kx / tx) - 2.0 * cospi (2.0 * ky / ty);
-      double re = 0.0, im = 0.0, den;
-      int m = (int) ((long long) ky * ((ty - by) % ty) % ty);
+      const double laplacian = (double) lx[kx] + ly[ky];
+      double re = 0.0, im = 0.0;
+      int t = (int) ((long long) ky * ((ty - by) % ty) % ty);
 
       for (int j = 0; j < bh; j++)
         {
-          const double2 r = spectra[(long long) j * tx + kx], w = tw[m];
+          const double2 r = spectra[(long long) j * tx + kx], w = tw[t];
 
           re += r.x * w.x - r.y * w.y;
           im += r.x * w.y + r.y * w.x;
-          m += ky;
-          m -= m >= ty ? ty : 0;
+          t += ky;
+          t -= t >= ty ? ty : 0;
         }
-      den = re * re + im * im + noise * laplacian * laplacian;
-      filter[(long long) ky * tx + kx] =
-        den > 0 ? make_float2 ((float) (re / den) * scale, (float) (im / den) * scale)
-                : make_float2 (0.0f, 0.0f);
+      m[(long long) ky * tx + kx] = make_float2 ((float) re, (float) im);
+      den[(long long) ky * tx + kx] = (float) (re * re + im * im +
+                                               noise * laplacian * laplacian);
     }
 }
 
@@ -345,14 +484,20 @@ lines_of (int n, int lines, bool by_rows, size_t shared_max, Lines *l)
   return plan_of (n, &l->plan) && l->shared <= shared_max;
 }
 
+/* Both directions' forward transforms of a canvas, in place. */
 static void
-launch_lines (const Lines &l, float2 *data, const float2 *filter, int tx, bool by_rows)
+transform (const Lines &rows, const Lines &columns, float2 *data, int tx)
 {
-  const unsigned blocks = (unsigned) ((l.lines + l.count - 1) / l.count);
+  const Lines *const both[2] = { &rows, &columns };
 
-  wiener_lines<<<blocks, LINE_THREADS, l.shared>>> (data, filter, l.plan, l.lines, l.count,
-                                                    by_rows ? tx : 1, by_rows ? 1 : tx,
-                                                    by_rows);
+  for (int d = 0; d < 2; d++)
+    {
+      const Lines &l = *both[d];
+      const bool by_rows = d == 0;
+
+      wiener_lines<<<(unsigned) ((l.lines + l.count - 1) / l.count), LINE_THREADS, l.shared>>> (
+        data, l.plan, l.lines, l.count, by_rows ? tx : 1, by_rows ? 1 : tx, by_rows);
+    }
 }
 
 static dim3
@@ -361,25 +506,43 @@ grid_over (int w, int h)
   return dim3 ((unsigned) ((w + 255) / 256), (unsigned) (h < 65535 ? h : 65535));
 }
 
+/* The point-wise kernels' grid: enough blocks to fill the GPU a few times. */
+static unsigned
+points_grid (long long n)
+{
+  const long long blocks = (n + 255) / 256;
+
+  return (unsigned) (blocks < 8192 ? blocks : 8192);
+}
+
 /* The device's buffers of a job, freed together. */
 struct Buffers
 {
-  float2 *canvas, *filter;
-  int     *maps;      /* rows, then columns */
-  double  *blur;      /* folded */
-  double2 *spectra;   /* the blur's rows', bh x tx */
-  double2 *twiddles;  /* tx, then ty */
+  float2  *w, *x, *r, *p;  /* the canvas and the steps' spectra */
+  float2  *m;              /* the blur's spectrum */
+  float   *den, *lap;      /* the preconditioner's; the Laplacian's, tx then ty */
+  Tap     *taps;           /* rows, then columns */
+  double  *blur;           /* folded */
+  double2 *spectra;        /* the blur's rows', bh x tx */
+  double2 *twiddles;       /* tx, then ty */
+  double  *sum;
 };
 
 static void
 buffers_free (Buffers *b)
 {
-  cudaFree (b->canvas);
-  cudaFree (b->filter);
-  cudaFree (b->maps);
+  cudaFree (b->w);
+  cudaFree (b->x);
+  cudaFree (b->r);
+  cudaFree (b->p);
+  cudaFree (b->m);
+  cudaFree (b->den);
+  cudaFree (b->lap);
+  cudaFree (b->taps);
   cudaFree (b->blur);
   cudaFree (b->spectra);
   cudaFree (b->twiddles);
+  cudaFree (b->sum);
 }
 
 static CcStatus
@@ -416,17 +579,125 @@ fold_blur (const CcMask *m, const CcWienerCanvas *c, int *bw, int *bh, int *bx, 
   return sum;
 }
 
+/* *sum, after the kernels queued before: false, and 'message' says why,
+ * where the GPU failed. */
+static CcStatus
+read_sum (const double *sum, double *value, char *message, size_t size)
+{
+  const cudaError_t err = cudaMemcpy (value, sum, sizeof (double), cudaMemcpyDeviceToHost);
+
+  return err == cudaSuccess ? CC_OK : failed (err, "Wiener's steps", message, size);
+}
+
+/* w = the normal equations' operator on v (engine/deconvolve-fft.c's
+ * apply_normal), and <v, w> in *sum, zeroed first. */
+static void
+apply_normal (const Buffers &b, const Lines &rows, const Lines &columns,
+              const CcWienerCanvas &c, const CcWienerJob *job, const float2 *v)
+{
+  const long long n = (long long) c.tx * c.ty;
+
+  wiener_blur<<<points_grid (n), 256>>> (b.w, v, b.m, n);
+  transform (rows, columns, b.w, (int) c.tx);
+  wiener_inside<<<points_grid (n), 256>>> (b.w, (int) c.tx, (int) c.ty, (int) c.left,
+                                            (int) c.top, (int) job->width, (int) job->height,
+                                            1.0f / ((float) c.tx * (float) c.ty));
+  transform (rows, columns, b.w, (int) c.tx);
+  cudaMemsetAsync (b.sum, 0, sizeof (double));
+  wiener_normal<<<points_grid (n), 256>>> (b.w, v, b.m, b.lap, b.lap + c.tx,
+                                            (float) job->noise, (int) c.tx, n, b.sum);
+}
+
+/* Channel k restored into the job's plane: the first guess, then the
+ * steps. */
+static CcStatus
+restore_channel (const Buffers &b, const Lines &rows, const Lines &columns,
+                 const CcWienerCanvas &c, const CcWienerJob *job, int k, char *message,
+                 size_t size)
+{
+  const int K = job->channels, w = (int) job->width, h = (int) job->height;
+  const long long n = (long long) c.tx * c.ty;
+  const float ghost = job->border == CC_BORDER_WHITE ? 1.0f : 0.0f;
+  double rz = 0.0, start = 0.0, pw, next;
+  CcStatus status;
+
+  for (int inside = 0; inside < (c.steps > 0 ? 2 : 1); inside++)
+    {
+      wiener_fill<<<grid_over ((int) c.tx, (int) c.ty), 256>>> (
+        b.w, job->observed, b.taps, b.taps + c.ty, (int) c.tx, (int) c.ty, (int) c.left,
+        (int) c.top, w, h, K, k, ghost, inside);
+      transform (rows, columns, b.w, (int) c.tx);
+      cudaMemsetAsync (b.sum, 0, sizeof (double));
+      wiener_guess<<<points_grid (n), 256>>> (inside ? b.r : b.x, b.w, b.m, b.den, !inside,
+                                               n, b.sum);
+    }
+  if (c.steps > 0)
+    {
+      if ((status = read_sum (b.sum, &start, message, size)) != CC_OK)
+        return status;
+      apply_normal (b, rows, columns, c, job, b.x);
+      cudaMemsetAsync (b.sum, 0, sizeof (double));
+      wiener_residual<<<points_grid (n), 256>>> (b.r, b.p, b.w, b.den, n, b.sum);
+      if ((status = read_sum (b.sum, &rz, message, size)) != CC_OK)
+        return status;
+    }
+  for (int s = 0; s < c.steps && rz > CC_WIENER_SOLVED * start; s++)
+    {
+      apply_normal (b, rows, columns, c, job, b.p);
+      if ((status = read_sum (b.sum, &pw, message, size)) != CC_OK)
+        return status;
+      if (pw <= 0)
+        break;
+      cudaMemsetAsync (b.sum, 0, sizeof (double));
+      wiener_step<<<points_grid (n), 256>>> (b.x, b.r, b.p, b.w, b.den, (float) (rz / pw), n,
+                                              b.sum);
+      if ((status = read_sum (b.sum, &next, message, size)) != CC_OK)
+        return status;
+      wiener_direction<<<points_grid (n), 256>>> (b.p, b.r, b.den, (float) (next / rz), n);
+      rz = next;
+    }
+  wiener_conj<<<points_grid (n), 256>>> (b.w, b.x, n);
+  transform (rows, columns, b.w, (int) c.tx);
+  wiener_extract<<<grid_over (w, h), 256>>> (job->restored, b.w, (int) c.tx, (int) c.left,
+                                             (int) c.top, w, h, K, k,
+                                             1.0f / ((float) c.tx * (float) c.ty));
+  return CC_OK;
+}
+
+/* The taps and the Laplacian's spectra, on the host, in the device's
+ * widths. */
+static bool
+host_tables (const CcWienerJob *job, const CcWienerCanvas &c, Tap *taps, float *lap)
+{
+  CcWienerTap *t = (CcWienerTap *) malloc (sizeof (CcWienerTap) * (size_t) (c.tx + c.ty));
+
+  if (!t)
+    return false;
+  cc_wiener_taps (job, &c, true, t);
+  cc_wiener_taps (job, &c, false, t + c.ty);
+  for (int64_t i = 0; i < c.tx + c.ty; i++)
+    taps[i] = Tap { (int) t[i].a, (int) t[i].b, t[i].t };
+  for (int64_t x = 0; x < c.tx; x++)
+    lap[x] = cc_wiener_laplacian (x, c.tx);
+  for (int64_t y = 0; y < c.ty; y++)
+    lap[c.tx + y] = cc_wiener_laplacian (y, c.ty);
+  free (t);
+  return true;
+}
+
 extern "C" CcStatus
 cc_gpu_wiener (struct _CcGpu *g, const CcWienerJob *job, uint64_t budget, char *message,
                size_t size)
 {
-  const int K = job->channels, w = (int) job->width, h = (int) job->height;
+  const int K = job->channels;
   CcWienerCanvas c;
   Lines rows, columns;
-  Buffers b = { NULL, NULL, NULL, NULL, NULL, NULL };
+  Buffers b = {};
   size_t plane_bytes, canvas_bytes, spectra_bytes, needed;
   int64_t side_max;
-  int *maps = NULL, bw, bh, bx, by;
+  Tap *taps = NULL;
+  float *lap = NULL;
+  int bw, bh, bx, by, canvases;
   double *blur = NULL;
   CcStatus status = cc_gpu_status (g, message, size);
   cudaError_t err;
@@ -445,12 +716,15 @@ cc_gpu_wiener (struct _CcGpu *g, const CcWienerJob *job, uint64_t budget, char *
                 (long long) c.tx, (long long) c.ty);
       return CC_ERROR_UNSUPPORTED;
     }
+  /* The canvas and the guess; the steps' residual and direction; the
+   * blur's spectrum, and den as half of one. */
+  canvases = c.steps > 0 ? 4 : 2;
   plane_bytes = sizeof (float) * (size_t) job->width * job->height * K;
   canvas_bytes = sizeof (float2) * (size_t) c.tx * c.ty;
-  /* The blur's rows' spectra, at most as many rows as the canvas's. */
   spectra_bytes = sizeof (double2) * (size_t) c.tx *
                   (size_t) (job->blur->height < c.ty ? job->blur->height : c.ty);
-  needed = plane_bytes + 2 * canvas_bytes + spectra_bytes;
+  needed = plane_bytes + canvases * canvas_bytes + canvas_bytes + canvas_bytes / 2 +
+           spectra_bytes;
   if (budget && needed > budget)
     {
       snprintf (message, size, "Wiener's %lldx%lld canvas needs %.1f MB of the GPU, past "
@@ -459,34 +733,41 @@ cc_gpu_wiener (struct _CcGpu *g, const CcWienerJob *job, uint64_t budget, char *
       return CC_ERROR_OUT_OF_MEMORY;
     }
 
-  maps = (int *) malloc (sizeof (int) * (size_t) (c.tx + c.ty));
-  if (!maps || !(blur = fold_blur (job->blur, &c, &bw, &bh, &bx, &by)))
+  taps = (Tap *) malloc (sizeof (Tap) * (size_t) (c.tx + c.ty));
+  lap = (float *) malloc (sizeof (float) * (size_t) (c.tx + c.ty));
+  if (!taps || !lap || !host_tables (job, c, taps, lap) ||
+      !(blur = fold_blur (job->blur, &c, &bw, &bh, &bx, &by)))
     {
-      free (maps);
+      free (taps);
+      free (lap);
       snprintf (message, size, "out of host memory for Wiener's maps");
       return CC_ERROR_OUT_OF_MEMORY;
     }
-  for (int64_t y = 0; y < c.ty; y++)
-    maps[y] = (int) cc_border_map (y - c.top, job->height, job->border);
-  for (int64_t x = 0; x < c.tx; x++)
-    maps[c.ty + x] = (int) cc_border_map (x - c.left, job->width, job->border);
 
-  if ((err = cudaMalloc (&b.canvas, canvas_bytes)) != cudaSuccess ||
-      (err = cudaMalloc (&b.filter, canvas_bytes)) != cudaSuccess ||
-      (err = cudaMalloc (&b.maps, sizeof (int) * (size_t) (c.tx + c.ty))) != cudaSuccess ||
+  if ((err = cudaMalloc (&b.w, canvas_bytes)) != cudaSuccess ||
+      (err = cudaMalloc (&b.x, canvas_bytes)) != cudaSuccess ||
+      (c.steps > 0 && (err = cudaMalloc (&b.r, canvas_bytes)) != cudaSuccess) ||
+      (c.steps > 0 && (err = cudaMalloc (&b.p, canvas_bytes)) != cudaSuccess) ||
+      (err = cudaMalloc (&b.m, canvas_bytes)) != cudaSuccess ||
+      (err = cudaMalloc (&b.den, canvas_bytes / 2)) != cudaSuccess ||
+      (err = cudaMalloc (&b.lap, sizeof (float) * (size_t) (c.tx + c.ty))) != cudaSuccess ||
+      (err = cudaMalloc (&b.taps, sizeof (Tap) * (size_t) (c.tx + c.ty))) != cudaSuccess ||
       (err = cudaMalloc (&b.blur, sizeof (double) * (size_t) bw * bh)) != cudaSuccess ||
       (err = cudaMalloc (&b.spectra, spectra_bytes)) != cudaSuccess ||
       (err = cudaMalloc (&b.twiddles, sizeof (double2) * (size_t) (c.tx + c.ty))) !=
-        cudaSuccess)
+        cudaSuccess ||
+      (err = cudaMalloc (&b.sum, sizeof (double))) != cudaSuccess)
     {
       cudaGetLastError ();
       status = cc_gpu_status_of (err);
       snprintf (message, size, "no room on the GPU for Wiener's %lldx%lld canvas and its "
-                "filter (%zu MB with the image's planes)", (long long) c.tx, (long long) c.ty,
+                "steps (%zu MB with the image's planes)", (long long) c.tx, (long long) c.ty,
                 needed >> 20);
       goto out;
     }
-  if ((err = cudaMemcpy (b.maps, maps, sizeof (int) * (size_t) (c.tx + c.ty),
+  if ((err = cudaMemcpy (b.taps, taps, sizeof (Tap) * (size_t) (c.tx + c.ty),
+                         cudaMemcpyHostToDevice)) != cudaSuccess ||
+      (err = cudaMemcpy (b.lap, lap, sizeof (float) * (size_t) (c.tx + c.ty),
                          cudaMemcpyHostToDevice)) != cudaSuccess ||
       (err = cudaMemcpy (b.blur, blur, sizeof (double) * (size_t) bw * bh,
                          cudaMemcpyHostToDevice)) != cudaSuccess ||
@@ -498,22 +779,16 @@ cc_gpu_wiener (struct _CcGpu *g, const CcWienerJob *job, uint64_t budget, char *
       goto out;
     }
 
-  /* The filter, once a job: the blur's spectrum by direct DFTs in double.
-   * Made by the float transforms, its rounding, magnified where the blur
-   * all but erases a frequency, put the restoring of a sharp image from a
-   * 1023x1023 blur (values to 100) 7e-4 from the CPU's (test-gpu, H200);
-   * FFTW's float result is itself 4e-4 from a double one there. */
   wiener_twiddles<<<(unsigned) ((c.tx + 255) / 256), 256>>> (b.twiddles, (int) c.tx);
   wiener_twiddles<<<(unsigned) ((c.ty + 255) / 256), 256>>> (b.twiddles + c.tx, (int) c.ty);
   wiener_blur_rows<<<grid_over ((int) c.tx, bh), 256>>> (b.spectra, b.blur, b.twiddles, bw, bh,
                                                         bx, (int) c.tx);
-  wiener_filter<<<grid_over ((int) c.tx, (int) c.ty), 256>>> (b.filter, b.spectra,
-                                                               b.twiddles + c.tx, bh, by,
-                                                               (int) c.tx, (int) c.ty,
-                                                               job->noise);
+  wiener_spectrum<<<grid_over ((int) c.tx, (int) c.ty), 256>>> (
+    b.m, b.den, b.spectra, b.twiddles + c.tx, b.lap, b.lap + c.tx, bh, by, (int) c.tx,
+    (int) c.ty, job->noise);
   if ((err = cudaGetLastError ()) != cudaSuccess)
     {
-      status = failed (err, "Wiener's filter", message, size);
+      status = failed (err, "Wiener's blur spectrum", message, size);
       goto out;
     }
   if (job->tick && job->tick (0.0, job->data))
@@ -522,28 +797,18 @@ cc_gpu_wiener (struct _CcGpu *g, const CcWienerJob *job, uint64_t budget, char *
       snprintf (message, size, "cancelled");
       goto out;
     }
-  for (int k = 0; k < K; k += 2)
+  for (int k = 0; k < K; k++)
     {
-      const int k1 = k + 1 < K ? k + 1 : -1;
-
-      wiener_fill<<<grid_over ((int) c.tx, (int) c.ty), 256>>> (b.canvas, job->observed, b.maps,
-                                                                b.maps + c.ty, (int) c.tx,
-                                                                (int) c.ty, w, K, k, k1,
-                                                                job->border == CC_BORDER_WHITE
-                                                                ? 1.0f : 0.0f);
-      launch_lines (rows, b.canvas, NULL, (int) c.tx, true);
-      launch_lines (columns, b.canvas, b.filter, (int) c.tx, false);
-      launch_lines (rows, b.canvas, NULL, (int) c.tx, true);
-      wiener_extract<<<grid_over (w, h), 256>>> (job->restored, b.canvas, (int) c.tx, (int) c.left,
-                                                 (int) c.top, w, h, K, k, k1);
-      /* Each pair finished before its progress is told and cancel asked. */
+      if ((status = restore_channel (b, rows, columns, c, job, k, message, size)) != CC_OK)
+        goto out;
+      /* Each channel finished before its progress is told and cancel asked. */
       if ((err = cudaGetLastError ()) != cudaSuccess ||
           (err = cudaStreamSynchronize (0)) != cudaSuccess)
         {
           status = failed (err, "Wiener's transforms", message, size);
           goto out;
         }
-      if (job->tick && job->tick ((double) (k1 < 0 ? K : k + 2) / K, job->data))
+      if (job->tick && job->tick ((double) (k + 1) / K, job->data))
         {
           status = CC_ERROR_CANCELLED;
           snprintf (message, size, "cancelled");
@@ -553,7 +818,8 @@ cc_gpu_wiener (struct _CcGpu *g, const CcWienerJob *job, uint64_t budget, char *
 
 out:
   buffers_free (&b);
-  free (maps);
+  free (taps);
+  free (lap);
   free (blur);
   return status;
 }

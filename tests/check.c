@@ -824,6 +824,161 @@ check_cpu_wiener (void)
 #endif
 }
 
+/* ---- Deconvolution on photographs ---- */
+
+/* data/photo-NAME.ppm (8-bit P6) as interleaved RGB floats in [0, 1], or
+ * NULL. */
+static float *
+read_photo (const char *name, int64_t *w, int64_t *h)
+{
+  const char *top = getenv ("top_srcdir");
+  char path[4096];
+  unsigned char *bytes = NULL;
+  float *out = NULL;
+  int width, height, max;
+  size_t n;
+  FILE *f;
+
+  snprintf (path, sizeof path, "%s/data/photo-%s.ppm", top ? top : "..", name);
+  if (!(f = fopen (path, "rb")))
+    return NULL;
+  if (fscanf (f, "P6 %d %d %d", &width, &height, &max) == 3 && max == 255 &&
+      fgetc (f) != EOF && width > 0 && height > 0)
+    {
+      n = (size_t) width * height * 3;
+      bytes = malloc (n);
+      out = malloc (sizeof (float) * n);
+      if (bytes && out && fread (bytes, 1, n, f) == n)
+        for (size_t i = 0; i < n; i++)
+          out[i] = bytes[i] / 255.0f;
+      else
+        {
+          free (out);
+          out = NULL;
+        }
+      *w = width;
+      *h = height;
+    }
+  free (bytes);
+  fclose (f);
+  return out;
+}
+
+static double
+psnr (const float *a, const float *b, size_t n)
+{
+  double sum = 0.0;
+
+  for (size_t i = 0; i < n; i++)
+    sum += ((double) a[i] - b[i]) * ((double) a[i] - b[i]);
+  return 10.0 * log10 ((double) n / sum);
+}
+
+int
+check_restoration (CcContext *ctx, CcMethod method, double *gains)
+{
+  static const char *const photos[] = { "astronaut", "coffee", "chelsea" };
+  /* The last, a blur with no symmetry, shows a mask used the wrong way
+   * round (a shape's mask is symmetric about its centre). */
+  static const double lopsided[] = { 0, 1, 2, 1, 0, 0, 0,  0, 2, 6, 3, 1, 0, 0,
+                                     1, 3, 9, 7, 4, 2, 0,  0, 1, 4, 5, 3, 2, 1,
+                                     0, 0, 1, 2, 1, 1, 0 };
+  static const struct { const char *name; CcShapeSpec shape; } blurs[] = {
+    { "disc of radius 4", { CC_SHAPE_DISC, 4.0, 0.0, 6, 0.5 } },
+    { "disc of radius 10", { CC_SHAPE_DISC, 10.0, 0.0, 6, 0.5 } },
+    { "15-pixel motion line", { CC_SHAPE_MOTION, 7.0, 30.0, 6, 0.5 } },
+    { "lopsided 7x5 mask", { CC_SHAPE_MATRIX, 0, 0, 0, 0 } },
+  };
+  const int before = check_failures;
+  int g = 0;
+
+  for (size_t f = 0; f < sizeof photos / sizeof photos[0]; f++)
+    {
+      int64_t w = 0, h = 0;
+      float *sharp = read_photo (photos[f], &w, &h);
+      const size_t n = (size_t) (w * h * 3);
+      float *blurred = sharp ? malloc (sizeof (float) * n) : NULL;
+      float *restored = sharp ? malloc (sizeof (float) * n) : NULL;
+      const CcImage in = { sharp, CC_TYPE_FLOAT, 3, w, h, w * 12, false };
+      const CcImage b = { blurred, CC_TYPE_FLOAT, 3, w, h, w * 12, false };
+      const CcImage out = { restored, CC_TYPE_FLOAT, 3, w, h, w * 12, false };
+
+      CHECK (sharp && blurred && restored, "data/photo-%s.ppm read (top_srcdir: %s)",
+             photos[f], getenv ("top_srcdir") ? getenv ("top_srcdir") : "unset");
+      for (size_t k = 0; sharp && blurred && restored && k < sizeof blurs / sizeof blurs[0]; k++)
+        {
+          CcMask mask;
+          double *values;
+          char why[256];
+          CcOptions o;
+          CcResult r;
+
+          const CcMaskSource source = { .values = lopsided, .n_values = 35, .width = 7,
+                                        .height = 5, .divisor = 1.0, .normalize = true,
+                                        .shape = blurs[k].shape };
+
+          CHECK (cc_mask_resolve (&source, &mask, &values, why, sizeof why), "%s: %s",
+                 blurs[k].name, why);
+          for (int noisy = 0; noisy < 2; noisy++)
+            {
+              cc_options_init (&o);
+              o.method = CC_METHOD_CPU;
+              o.border = CC_BORDER_MIRROR;
+              o.clamp = false;
+              CHECK (cc_convolve (ctx, &in, 0, 0, &b, &mask, &o, &r) == CC_OK, "blur: %s",
+                     r.message);
+              check_reseed (f * 16 + k * 2 + noisy);
+              for (size_t i = 0; noisy && i < n; i++)
+                {
+                  /* Gaussian noise of sigma 0.01, Box-Muller. */
+                  const double u = check_uniform (1e-12, 1.0), v = check_uniform (0.0, 1.0);
+                  const float s = blurred[i] + (float) (0.01 * sqrt (-2.0 * log (u)) *
+                                                        cos (2.0 * M_PI * v));
+
+                  blurred[i] = s < 0 ? 0 : s > 1 ? 1 : s;
+                }
+              for (int a = 0; a < CC_DECONVOLVE_COUNT; a++)
+                {
+                  CcDeconvolveParams p;
+                  double before_db, gain;
+                  CcStatus st;
+
+                  if (a == CC_DECONVOLVE_WIENER && method == CC_METHOD_CPU &&
+                      !check_cpu_wiener ())
+                    {
+                      if (gains)
+                        gains[g++] = NAN;
+                      continue;
+                    }
+                  cc_deconvolve_params_init (&p);
+                  p.algorithm = (CcDeconvolveAlgorithm) a;
+                  cc_options_init (&o);
+                  o.method = method;
+                  st = cc_deconvolve (ctx, &b, &out, &mask, &o, &p, &r);
+                  before_db = psnr (blurred, sharp, n);
+                  gain = st == CC_OK ? psnr (restored, sharp, n) - before_db : -INFINITY;
+                  if (gains)
+                    gains[g++] = gain;
+                  CHECK (st == CC_OK && gain >= (a == CC_DECONVOLVE_WIENER ? 2.0 : 1.0),
+                         "%s restores %s blurred by a %s%s (mirror border), by %s: PSNR "
+                         "%.2f -> %.2f dB (%+.2f) ('%s' %s)",
+                         cc_deconvolve_algorithm_name (p.algorithm), photos[f], blurs[k].name,
+                         noisy ? ", 1% noise" : "", cc_method_name (method), before_db,
+                         before_db + gain, gain, r.kernel, r.message);
+                  printf ("restoration: %-15s %-9s %-20s %s: %5.2f dB %+5.2f (%s)\n",
+                          cc_deconvolve_algorithm_name (p.algorithm), photos[f], blurs[k].name,
+                          noisy ? "1% noise" : "no noise", before_db, gain, r.kernel);
+                }
+            }
+          free (values);
+        }
+      free (sharp);
+      free (blurred);
+      free (restored);
+    }
+  return check_failures - before;
+}
+
 /* ---- Samples past the ordinary ---- */
 
 bool

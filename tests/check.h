@@ -100,6 +100,17 @@ int      check_off_gold    (const float *out, const double *gold, size_t n, doub
 int      check_odd_samples (CcContext *ctx, const CcMethod *methods, int n_methods,
                             bool reduced);
 
+/* Deconvolution on photographs (data/photo-*.ppm, which are not
+ * periodic), each blurred with a mirrored border by a disc of radius 4 and
+ * 10, a 15-pixel motion line and a lopsided 7x5 mask, with no noise and
+ * with 1%, restored by
+ * 'method' with the defaults: Wiener gains 2 dB of PSNR or more, and
+ * Richardson-Lucy 1 dB or more; each figure printed.  Where 'gains' is
+ * not NULL, the gains go there in order (3 photos x 4 blurs x 2 noises x
+ * 2 algorithms).  Returns the number of failed checks. */
+#define CHECK_RESTORATIONS 48
+int      check_restoration (CcContext *ctx, CcMethod method, double *gains);
+
 /* Richardson–Lucy on the GPU against the CPU's (tests/gpu-deconvolve.c);
  * 'reduced': two small cases.  Returns the number of failed checks. */
 int      check_deconvolve_gpu (CcContext *ctx, bool reduced);

@@ -2,8 +2,8 @@
  * Richardson–Lucy written from its definition here, for every border; the
  * channels it keeps, exactly; refusals by word with the output untouched;
  * no NaN or infinity out of dark or broken images; progress and cancel;
- * masks up to 1023x1023.  scikit-image's own implementations are compared
- * in tests/deconvolve.py.
+ * masks up to 1023x1023; the gain on photographs (check_restoration).
+ * scikit-image's own implementations are compared in tests/deconvolve.py.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -527,6 +527,7 @@ main (void)
   test_progress_cancel (ctx);
   test_large_masks (ctx);
   test_without_fftw (ctx);
+  check_restoration (ctx, CC_METHOD_CPU, NULL);
   cc_context_free (ctx);
   printf ("deconvolution: %d failures\n", check_failures);
   return check_failures ? 1 : 0;
