@@ -7,8 +7,8 @@
  * and CC_WIENER_STEPS conjugate-gradient steps, that filter their
  * preconditioner, solve for the canvas outside the image, which the image
  * does not see (docs/deconvolution.md).  kernels/wiener.cu does the same
- * on the GPU.  A transform's plan runs on one thread, channel after
- * channel, so that progress is told from the caller's thread.
+ * on the GPU.  The channels go one after another, so that progress is told
+ * from the caller's thread; each transform on the job's threads.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -92,6 +92,24 @@ cc_wiener_laplacian (int64_t k, int64_t n)
 #ifdef HAVE_FFTW
 #include <fftw3.h>
 
+/* The point-wise steps, each a loop over the spectrum's rows (or, to
+ * fill, mask and read the canvas, the canvas's), run on the job's workers
+ * (kernels/wiener.cu has one kernel for each). */
+typedef enum
+{
+  FILL_GUESS,   /* the canvas: the first guess (cc_wiener_taps) */
+  FILL_INSIDE,  /* the canvas: the image alone, 0 around it */
+  GUESS,        /* x = M x / den: the first guess's spectrum */
+  RIGHT_SIDE,   /* r = M r, the normal equations' right side; sum <r, r / den> */
+  BLUR,         /* w = conj (M) v, the blur's spectrum */
+  INSIDE,       /* the canvas over tx ty inside the image, 0 around it */
+  NORMAL,       /* w = M w + noise |L|^2 v; sum <v, w> */
+  RESIDUAL,     /* r -= w, p = r / den; sum <r, r / den> */
+  STEP,         /* x += alpha p, r -= alpha w; sum <r, r / den> */
+  DIRECTION,    /* p = r / den + beta p */
+  EXTRACT       /* the restored channel from the canvas, over tx ty */
+} Op;
+
 typedef struct
 {
   const CcWienerJob *job;
@@ -104,8 +122,31 @@ typedef struct
   float             *lx, *ly;        /* the Laplacian's spectrum along each side */
   fftwf_complex     *x, *r, *p, *w;  /* the restoration's spectrum, the steps' vectors */
   CcWienerTap       *rows, *columns;
-  double             rz_start;       /* the right side's <b, b / den> */
+  double            *row_sums;       /* a loop's sum, row by row: the same in any split */
+  /* The loop being run. */
+  Op                 op;
+  int                k;
+  fftwf_complex     *v;
+  float              alpha, beta;
 } Wiener;
+
+/* The threads the plans made next use, where FFTW has them; 1 is what
+ * cpu-fft.c's tiles, each on a thread of its own, expect.  Called with the
+ * planner's lock held. */
+static void
+plan_threads (int threads)
+{
+#ifdef HAVE_FFTW_THREADS
+  static bool ready;
+
+  if (!ready)
+    ready = fftwf_init_threads () != 0;
+  if (ready)
+    fftwf_plan_with_nthreads (threads > 0 ? threads : 1);
+#else
+  (void) threads;
+#endif
+}
 
 /* M and the preconditioner's denominator, from the blur at the origin of a
  * canvas of its own. */
@@ -140,200 +181,200 @@ make_blur (Wiener *w)
       }
 }
 
-/* Channel k on the canvas: the first guess (cc_wiener_taps), or with
- * 'inside', the image alone, 0 around it. */
+/* Canvas row y of channel k: the first guess's blend of up to four samples
+ * (-1: the border's constant), or with 'inside' the image alone. */
 static void
-fill_canvas (const Wiener *w, int k, bool inside)
+fill_row (const Wiener *w, int64_t y, bool inside)
 {
   const CcWienerJob *job = w->job;
   const float ghost = job->border == CC_BORDER_WHITE ? 1.0f : 0.0f;
+  const CcWienerTap ty = w->rows[y];
+  const bool in_y = y >= w->c.top && y < w->c.top + job->height;
+  const int64_t ys[2] = { ty.a, ty.b };
+  const float wy[2] = { 1.0f - ty.t, ty.t };
+  float *row = w->real + y * w->c.tx;
 
-  for (int64_t y = 0; y < w->c.ty; y++)
+  for (int64_t x = 0; x < w->c.tx; x++)
     {
-      const CcWienerTap ty = w->rows[y];
-      const bool in_y = y >= w->c.top && y < w->c.top + job->height;
-      float *row = w->real + y * w->c.tx;
+      const CcWienerTap tx = w->columns[x];
+      const int64_t xs[2] = { tx.a, tx.b };
+      const float wx[2] = { 1.0f - tx.t, tx.t };
+      float v = 0.0f;
 
-      for (int64_t x = 0; x < w->c.tx; x++)
-        {
-          const CcWienerTap tx = w->columns[x];
-          const int64_t ys[2] = { ty.a, ty.b }, xs[2] = { tx.a, tx.b };
-          const float wy[2] = { 1.0f - ty.t, ty.t }, wx[2] = { 1.0f - tx.t, tx.t };
-          float v = 0.0f;
-
-          if (inside)
-            {
-              row[x] = in_y && x >= w->c.left && x < w->c.left + job->width
-                       ? job->observed[(ys[0] * job->width + xs[0]) * job->channels + k] : 0.0f;
-              continue;
-            }
-          for (int j = 0; j < 2; j++)
-            for (int i = 0; i < 2; i++)
-              if (wy[j] != 0.0f && wx[i] != 0.0f)
-                v += wy[j] * wx[i] * (ys[j] < 0 || xs[i] < 0 ? ghost
-                                      : job->observed[(ys[j] * job->width + xs[i]) *
-                                                      job->channels + k]);
-          row[x] = v;
-        }
+      if (inside)
+        v = in_y && x >= w->c.left && x < w->c.left + job->width
+            ? job->observed[(ys[0] * job->width + xs[0]) * job->channels + w->k] : 0.0f;
+      else
+        for (int j = 0; j < 2; j++)
+          for (int i = 0; i < 2; i++)
+            if (wy[j] != 0.0f && wx[i] != 0.0f)
+              v += wy[j] * wx[i] * (ys[j] < 0 || xs[i] < 0
+                                    ? ghost : job->observed[(ys[j] * job->width + xs[i]) *
+                                                            job->channels + w->k]);
+      row[x] = v;
     }
 }
 
-/* The steps' inner product, the real canvases' (over N): a half spectrum's
- * columns other than 0 and tx / 2 stand for two; with 'den', <a, a / den>. */
+/* One row of the spectrum's point-wise steps; its sum, where the step has
+ * one: the real canvases' inner product over tx ty, a half spectrum's
+ * columns other than 0 and tx / 2 standing for two. */
 static double
-dot (const Wiener *w, fftwf_complex *a, fftwf_complex *b, bool over_den)
+spectrum_row (const Wiener *w, int64_t y)
 {
+  const float noise = (float) w->job->noise;
   double sum = 0.0;
 
-  for (int64_t y = 0; y < w->c.ty; y++)
-    for (int64_t x = 0; x < w->cx; x++)
-      {
-        const int64_t i = y * w->cx + x;
-        const double weight = x == 0 || 2 * x == w->c.tx ? 1.0 : 2.0;
-        double v;
+  for (int64_t x = 0, i = y * w->cx; x < w->cx; x++, i++)
+    {
+      const float mr = w->blur[i][0], mi = w->blur[i][1];
+      const float q = w->den[i] > 0 ? 1.0f / w->den[i] : 0.0f;
+      const double weight = x == 0 || 2 * x == w->c.tx ? 1.0 : 2.0;
+      fftwf_complex *t;
+      float re, im, l;
 
-        if (over_den)
-          v = w->den[i] > 0 ? (a[i][0] * a[i][0] + a[i][1] * a[i][1]) / w->den[i] : 0.0;
-        else
-          v = a[i][0] * b[i][0] + a[i][1] * b[i][1];
-        sum += weight * v;
+      switch (w->op)
+        {
+        case GUESS:
+        case RIGHT_SIDE:
+          t = w->op == GUESS ? &w->x[i] : &w->r[i];
+          re = mr * (*t)[0] - mi * (*t)[1];
+          im = mr * (*t)[1] + mi * (*t)[0];
+          (*t)[0] = w->op == GUESS ? re * q : re;
+          (*t)[1] = w->op == GUESS ? im * q : im;
+          sum += weight * ((double) re * re + (double) im * im) * q;
+          break;
+        case BLUR:
+          w->w[i][0] = mr * w->v[i][0] + mi * w->v[i][1];
+          w->w[i][1] = mr * w->v[i][1] - mi * w->v[i][0];
+          break;
+        case NORMAL:
+          l = w->lx[x] + w->ly[y];
+          re = mr * w->w[i][0] - mi * w->w[i][1] + noise * l * l * w->v[i][0];
+          im = mr * w->w[i][1] + mi * w->w[i][0] + noise * l * l * w->v[i][1];
+          w->w[i][0] = re;
+          w->w[i][1] = im;
+          sum += weight * ((double) w->v[i][0] * re + (double) w->v[i][1] * im);
+          break;
+        case RESIDUAL:
+        case STEP:
+          for (int c = 0; c < 2; c++)
+            {
+              const float a = w->op == STEP ? w->alpha : 1.0f;
+
+              if (w->op == STEP)
+                w->x[i][c] += a * w->p[i][c];
+              w->r[i][c] -= a * w->w[i][c];
+              if (w->op == RESIDUAL)
+                w->p[i][c] = w->r[i][c] * q;
+            }
+          sum += weight * ((double) w->r[i][0] * w->r[i][0] +
+                           (double) w->r[i][1] * w->r[i][1]) * q;
+          break;
+        case DIRECTION:
+          for (int c = 0; c < 2; c++)
+            w->p[i][c] = w->r[i][c] * q + w->beta * w->p[i][c];
+          break;
+        default:
+          break;
+        }
+    }
+  return sum;
+}
+
+static void
+wiener_rows (int64_t begin, int64_t end, void *data)
+{
+  Wiener *w = data;
+  const CcWienerJob *job = w->job;
+  const float scale = 1.0f / ((float) w->c.tx * (float) w->c.ty);
+
+  for (int64_t y = begin; y < end; y++)
+    switch (w->op)
+      {
+      case FILL_GUESS:
+      case FILL_INSIDE:
+        fill_row (w, y, w->op == FILL_INSIDE);
+        break;
+      case INSIDE:
+        for (int64_t x = 0; x < w->c.tx; x++)
+          {
+            float *p = &w->real[y * w->c.tx + x];
+
+            *p = y >= w->c.top && y < w->c.top + job->height && x >= w->c.left &&
+                 x < w->c.left + job->width ? *p * scale : 0.0f;
+          }
+        break;
+      case EXTRACT:
+        for (int64_t x = 0; x < job->width; x++)
+          job->restored[(y * job->width + x) * job->channels + w->k] =
+            w->real[(y + w->c.top) * w->c.tx + x + w->c.left] * scale;
+        break;
+      default:
+        w->row_sums[y] = spectrum_row (w, y);
+        break;
       }
+}
+
+/* Runs step 'op' over its rows; the sum, where it has one. */
+static double
+run (Wiener *w, Op op)
+{
+  const int64_t rows = op == EXTRACT ? w->job->height : w->c.ty;
+  double sum = 0.0;
+
+  w->op = op;
+  cc_workers_run (w->job->workers, rows, 16, wiener_rows, w);
+  for (int64_t y = 0; op >= GUESS && op != INSIDE && op != EXTRACT && y < rows; y++)
+    sum += w->row_sums[y];
   return sum;
 }
 
 /* w = the normal equations' operator on v: M F (inside F^-1 (conj (M) v))
- * + noise |L|^2 v, the blur seen over the image only. */
-static void
+ * + noise |L|^2 v, the blur seen over the image only; returns <v, w>. */
+static double
 apply_normal (Wiener *w, fftwf_complex *v)
 {
-  const CcWienerJob *job = w->job;
-  const size_t n = (size_t) (w->cx * w->c.ty);
-  const float scale = 1.0f / ((float) w->c.tx * (float) w->c.ty);
-
-  for (size_t i = 0; i < n; i++)
-    {
-      const float mr = w->blur[i][0], mi = w->blur[i][1];
-
-      w->w[i][0] = mr * v[i][0] + mi * v[i][1];
-      w->w[i][1] = mr * v[i][1] - mi * v[i][0];
-    }
+  w->v = v;
+  run (w, BLUR);
   fftwf_execute_dft_c2r (w->inverse, w->w, w->real);
-  for (int64_t y = 0; y < w->c.ty; y++)
-    for (int64_t x = 0; x < w->c.tx; x++)
-      {
-        float *p = &w->real[y * w->c.tx + x];
-
-        *p = y >= w->c.top && y < w->c.top + job->height && x >= w->c.left &&
-             x < w->c.left + job->width ? *p * scale : 0.0f;
-      }
+  run (w, INSIDE);
   fftwf_execute_dft_r2c (w->forward, w->real, w->w);
-  for (int64_t y = 0; y < w->c.ty; y++)
-    for (int64_t x = 0; x < w->cx; x++)
-      {
-        const int64_t i = y * w->cx + x;
-        const float mr = w->blur[i][0], mi = w->blur[i][1], l = w->lx[x] + w->ly[y];
-        const float lap = (float) job->noise * l * l;
-        const float re = w->w[i][0], im = w->w[i][1];
-
-        w->w[i][0] = mr * re - mi * im + lap * v[i][0];
-        w->w[i][1] = mr * im + mi * re + lap * v[i][1];
-      }
+  return run (w, NORMAL);
 }
 
-/* The first guess's spectrum, x = M F (canvas) / den; and r = M F (the
- * image alone) - the operator on x, the steps' residual. */
-static void
-first_guess (Wiener *w, int k)
-{
-  const size_t n = (size_t) (w->cx * w->c.ty);
-
-  fill_canvas (w, k, false);
-  fftwf_execute_dft_r2c (w->forward, w->real, w->x);
-  for (size_t i = 0; i < n; i++)
-    {
-      const float mr = w->blur[i][0], mi = w->blur[i][1], re = w->x[i][0], im = w->x[i][1];
-      const float q = w->den[i] > 0 ? 1.0f / w->den[i] : 0.0f;
-
-      w->x[i][0] = (mr * re - mi * im) * q;
-      w->x[i][1] = (mr * im + mi * re) * q;
-    }
-  if (w->c.steps == 0)
-    return;
-  fill_canvas (w, k, true);
-  fftwf_execute_dft_r2c (w->forward, w->real, w->r);
-  for (size_t i = 0; i < n; i++)
-    {
-      const float mr = w->blur[i][0], mi = w->blur[i][1], re = w->r[i][0], im = w->r[i][1];
-
-      w->r[i][0] = mr * re - mi * im;
-      w->r[i][1] = mr * im + mi * re;
-    }
-  w->rz_start = dot (w, w->r, NULL, true);
-  apply_normal (w, w->x);
-  for (size_t i = 0; i < n; i++)
-    for (int c = 0; c < 2; c++)
-      w->r[i][c] -= w->w[i][c];
-}
-
-/* Preconditioned conjugate gradients on the normal equations, the first
- * guess's filter the preconditioner. */
-static void
-solve (Wiener *w)
-{
-  const size_t n = (size_t) (w->cx * w->c.ty);
-  double rz;
-
-  if (w->c.steps == 0)
-    return;
-  for (size_t i = 0; i < n; i++)
-    {
-      const float q = w->den[i] > 0 ? 1.0f / w->den[i] : 0.0f;
-
-      w->p[i][0] = w->r[i][0] * q;
-      w->p[i][1] = w->r[i][1] * q;
-    }
-  rz = dot (w, w->r, NULL, true);
-  for (int s = 0; s < w->c.steps && rz > CC_WIENER_SOLVED * w->rz_start; s++)
-    {
-      double pw, rz_next;
-      float alpha, beta;
-
-      apply_normal (w, w->p);
-      if ((pw = dot (w, w->p, w->w, false)) <= 0)
-        break;
-      alpha = (float) (rz / pw);
-      for (size_t i = 0; i < n; i++)
-        for (int c = 0; c < 2; c++)
-          {
-            w->x[i][c] += alpha * w->p[i][c];
-            w->r[i][c] -= alpha * w->w[i][c];
-          }
-      rz_next = dot (w, w->r, NULL, true);
-      beta = (float) (rz_next / rz);
-      rz = rz_next;
-      for (size_t i = 0; i < n; i++)
-        {
-          const float q = w->den[i] > 0 ? 1.0f / w->den[i] : 0.0f;
-
-          for (int c = 0; c < 2; c++)
-            w->p[i][c] = w->r[i][c] * q + beta * w->p[i][c];
-        }
-    }
-}
-
+/* Channel k: the first guess x = M F (canvas) / den; then preconditioned
+ * conjugate gradients on the normal equations from it, the first guess's
+ * filter the preconditioner, r = M F (the image alone) - the operator on x
+ * their first residual; x's inverse transform over the image. */
 static void
 restore_channel (Wiener *w, int k)
 {
-  const CcWienerJob *job = w->job;
-  const float scale = 1.0f / ((float) w->c.tx * (float) w->c.ty);
+  double rz, start, pw, next;
 
-  first_guess (w, k);
-  solve (w);
+  w->k = k;
+  run (w, FILL_GUESS);
+  fftwf_execute_dft_r2c (w->forward, w->real, w->x);
+  run (w, GUESS);
+  if (w->c.steps > 0)
+    {
+      run (w, FILL_INSIDE);
+      fftwf_execute_dft_r2c (w->forward, w->real, w->r);
+      start = run (w, RIGHT_SIDE);
+      apply_normal (w, w->x);
+      rz = run (w, RESIDUAL);
+      for (int s = 0; s < w->c.steps && rz > CC_WIENER_SOLVED * start; s++)
+        {
+          if ((pw = apply_normal (w, w->p)) <= 0)
+            break;
+          w->alpha = (float) (rz / pw);
+          next = run (w, STEP);
+          w->beta = (float) (next / rz);
+          rz = next;
+          run (w, DIRECTION);
+        }
+    }
   fftwf_execute_dft_c2r (w->inverse, w->x, w->real);
-  for (int64_t y = 0; y < job->height; y++)
-    for (int64_t x = 0; x < job->width; x++)
-      job->restored[(y * job->width + x) * job->channels + k] =
-        w->real[(y + w->c.top) * w->c.tx + x + w->c.left] * scale;
+  run (w, EXTRACT);
 }
 
 static void
@@ -356,6 +397,7 @@ wiener_free (Wiener *w)
   free (w->ly);
   free (w->rows);
   free (w->columns);
+  free (w->row_sums);
 }
 
 CcStatus
@@ -381,8 +423,9 @@ cc_wiener (const CcWienerJob *job, CcResult *result)
   w.ly = malloc (sizeof (float) * (size_t) w.c.ty);
   w.rows = malloc (sizeof (CcWienerTap) * (size_t) w.c.ty);
   w.columns = malloc (sizeof (CcWienerTap) * (size_t) w.c.tx);
+  w.row_sums = malloc (sizeof (double) * (size_t) w.c.ty);
   if (!w.real || !w.blur || !w.x || !w.w || (w.c.steps > 0 && (!w.r || !w.p)) || !w.den ||
-      !w.lx || !w.ly || !w.rows || !w.columns)
+      !w.lx || !w.ly || !w.rows || !w.columns || !w.row_sums)
     {
       wiener_free (&w);
       return cc_fail (result, CC_ERROR_OUT_OF_MEMORY,
@@ -390,8 +433,10 @@ cc_wiener (const CcWienerJob *job, CcResult *result)
                       (long long) w.c.tx, (long long) w.c.ty);
     }
   pthread_mutex_lock (&cc_fftw_planner_lock);
+  plan_threads (job->threads);
   w.forward = fftwf_plan_dft_r2c_2d ((int) w.c.ty, (int) w.c.tx, w.real, w.x, FFTW_ESTIMATE);
   w.inverse = fftwf_plan_dft_c2r_2d ((int) w.c.ty, (int) w.c.tx, w.x, w.real, FFTW_ESTIMATE);
+  plan_threads (1);
   pthread_mutex_unlock (&cc_fftw_planner_lock);
   if (!w.forward || !w.inverse)
     {

@@ -657,7 +657,7 @@ static CcWienerJob
 wiener_job (Deconv *d, const float *observed, float *restored)
 {
   return (CcWienerJob) { d->w, d->h, d->K, observed, restored, &d->blur, d->o->border,
-                         d->p->noise, wiener_tick, d };
+                         d->p->noise, d->ctx->threads, d->workers, wiener_tick, d };
 }
 
 /* Wiener on the GPU: the source up once in its own samples, read into one

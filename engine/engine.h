@@ -171,6 +171,8 @@ typedef struct
   const CcMask *blur;        /* scaled to sum 1, divisor 1, offset 0 */
   CcBorder     border;
   double       noise;        /* Wiener's balance */
+  int          threads;      /* the CPU's, for its transforms */
+  CcWorkers   *workers;      /* for its point-wise steps (NULL: the caller's thread) */
   /* Called before the first channel and after each (on the GPU, each
    * pair), with the share done; true: stop. */
   bool       (*tick) (double fraction, void *data);

@@ -104,7 +104,8 @@ int      check_odd_samples (CcContext *ctx, const CcMethod *methods, int n_metho
  * periodic), each blurred with a mirrored border by a disc of radius 4 and
  * 10, a 15-pixel motion line and a lopsided 7x5 mask, with no noise and
  * with 1%, restored by
- * 'method' with the defaults: Wiener gains 2 dB of PSNR or more, and
+ * 'method' with the defaults (a GPU's where 'method' is not cpu, as the
+ * result says): Wiener gains 2 dB of PSNR or more, and
  * Richardson-Lucy 1 dB or more; each figure printed.  Where 'gains' is
  * not NULL, the gains go there in order (3 photos x 4 blurs x 2 noises x
  * 2 algorithms).  Returns the number of failed checks. */

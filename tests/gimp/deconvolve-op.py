@@ -3,7 +3,7 @@
 # their properties and GIMP's menu keys; merged through Gimp.DrawableFilter
 # they equal the tool's --deconvolve on the same pixels (written here as
 # PFM or PPM) for Richardson-Lucy and Wiener, float and 8-bit; the start
-# matters; restoring a disc blur raises a photograph's PSNR; the whole
+# matters; restoring a blurred photograph raises its PSNR; the whole
 # layer is one engine call; appended, the effect stays on the layer and
 # follows its config; a layer as the mask equals its weights as a matrix;
 # masks the engine cannot take as a blur leave the layer as it was
@@ -150,7 +150,7 @@ def test_start_matters():
 
 
 def test_restores():
-    """Merged, the operation restores a disc blur (check_restores)."""
+    """Merged, the operation restores a blurred photograph (check_restores)."""
     def restore(image, layer, **props):
         layer.merge_filter(op_filter(layer, OP, **props))
 

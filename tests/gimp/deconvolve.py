@@ -231,7 +231,7 @@ def test_refused():
 
 
 def test_restores():
-    """The procedure restores a disc blur (check_restores)."""
+    """The procedure restores a blurred photograph (check_restores)."""
     def restore(image, layer, **args):
         return deconvolve(image, [layer], **args)
 
