@@ -35,6 +35,7 @@ static const CcMethod gpu_methods[] = {
 #define N_METHODS (int) (sizeof gpu_methods / sizeof gpu_methods[0])
 
 void bench_deconvolve (CcContext *ctx, int size);   /* deconvolve.c */
+void bench_deconvolve_memory (CcContext *ctx, int side);
 
 static FILE *markdown;
 static const char *only;        /* --only METHOD: time just that one */
@@ -552,7 +553,7 @@ main (int argc, char **argv)
     else
       {
         fprintf (stderr, "usage: bench [--size N] [--markdown FILE] [--csv FILE] "
-                 "[--only METHOD|deconvolve] [--mask K] [--no-1d] [--channels 1-4]\n");
+                 "[--only METHOD|deconvolve|deconvolve-memory] [--mask K] [--no-1d] [--channels 1-4]\n");
         return 2;
       }
   if (cc_context_gpu_status (ctx, why, sizeof why) != CC_OK)
@@ -582,13 +583,15 @@ main (int argc, char **argv)
     fprintf (csv, "# GPU: %s; FP32 %.1f TFLOP/s; CUDA events, median of %d runs\n"
              "table,mask,k,series,ms\n", cc_context_device_name (ctx), gflops / 1e3, RUNS);
 
-  if (!only || strcmp (only, "deconvolve") != 0)
+  if (only && strcmp (only, "deconvolve-memory") == 0)
+    bench_deconvolve_memory (ctx, 8000);
+  else if (!only || strcmp (only, "deconvolve") != 0)
     bench_2d (ctx, size);
   if (!only || strcmp (only, "fft") == 0)
     bench_fft_transforms (ctx, size);
   if (!only || strcmp (only, "deconvolve") == 0)
     bench_deconvolve (ctx, size);
-  if (!no_1d)
+  if (!no_1d && !(only && strcmp (only, "deconvolve-memory") == 0))
     {
       bench_1d (ctx, (int64_t) 1 << 22, 25);
       bench_1d (ctx, (int64_t) 1 << 28, 25);

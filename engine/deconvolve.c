@@ -97,6 +97,8 @@ typedef struct
   CcMask                    blur;       /* scaled to sum 1 */
   CcMask                    turned;     /* the same turned half a turn: the adjoint */
   double                    done;       /* progress before the running step */
+  double                    part;       /* the running strip's share of the whole */
+  int                       strips;     /* the GPU's pieces of the image (1: whole) */
   double                    share;      /* the running step's part of the whole */
   int64_t                   non_finite; /* source samples taken as 0 */
   const CcImage            *src, *dst;
@@ -421,7 +423,7 @@ static CcStatus
 rl_iterate (Deconv *d, CcResult *r)
 {
   const int groups = (d->K + d->planes - 1) / d->planes;
-  const double share = 1.0 / (2.0 * d->p->iterations * groups);
+  const double share = d->part / (2.0 * d->p->iterations * groups);
   float *const u = d->gpu ? d->dev[1] : d->u, *const t = d->gpu ? d->dev[2] : d->t;
   float *const g = d->gpu ? d->dev[3] : d->g;
   CcStatus status;
@@ -534,7 +536,6 @@ rl_gpu (Deconv *d, CcResult *r)
       status = gpu_planes (d, 4, 0.75, r);
     }
   d->t_read = cc_now_ms ();
-  d->done = 0;
   for (int k0 = 0; k0 < d->K && status == CC_OK; k0 += d->planes)
     if ((status = cc_gpu_source_read (d->source, k0, d->planes, d->dev[0], d->dev[1], flat,
                                       r->message, sizeof r->message)) == CC_OK &&
@@ -542,6 +543,125 @@ rl_gpu (Deconv *d, CcResult *r)
       status = cc_gpu_source_write (d->source, d->dev[1], k0, d->planes, d->store.mode,
                                     d->o->clamp, r->message, sizeof r->message);
   return gpu_source_down (d, status, r);
+}
+
+/* The source's non-finite samples in rows y0..y1 of the restored channels
+ * (which the strips' overlapping reads would count more than once). */
+static int64_t
+count_non_finite (const Deconv *d, int64_t y0, int64_t y1)
+{
+  const CcImage *src = d->src;
+  const int C = src->channels;
+  float *row;
+  int64_t n = 0;
+
+  if (src->type != CC_TYPE_HALF && src->type != CC_TYPE_FLOAT && src->type != CC_TYPE_DOUBLE)
+    return 0;
+  if (!(row = malloc (sizeof (float) * (size_t) (d->w * C))))
+    return 0;
+  for (int64_t y = y0; y < y1; y++)
+    {
+      cc_samples_to_float ((const char *) src->data + y * src->stride, src->type, 0,
+                           d->w * C, row);
+      for (int64_t x = 0; x < d->w; x++)
+        for (int k = 0; k < d->K; k++)
+          n += !isfinite (row[x * C + k]);
+    }
+  free (row);
+  return n;
+}
+
+/* The rows an image of h rows restores in strips of 'rows' with margins of
+ * H, each 'passes' times. */
+static int64_t
+strip_work (int64_t h, int64_t rows, int64_t H, int passes)
+{
+  return rows > 0 ? (h + rows - 1) / rows * (rows + 2 * H) * passes : INT64_MAX;
+}
+
+/* Richardson–Lucy on the GPU in strips of rows where the whole image does
+ * not fit: each strip with a margin of the rows its iterations reach
+ * (2 mask radii an iteration, and 1 for the total variation's gradient),
+ * so that its own rows come out as the whole image's would; the strip's
+ * source staged through host memory (dst may be src: the rows the next
+ * strip still reads are kept first).  Sized by the device budget or the
+ * GPU's free memory, each strip's planes within three quarters of it. */
+static CcStatus
+rl_gpu_strips (Deconv *d, CcResult *r)
+{
+  const CcImage *const src = d->src, *const dst = d->dst;
+  const int64_t H = (int64_t) d->p->iterations *
+                    (2 * ((d->blur.height - 1) / 2) + (d->p->tv_weight > 0 ? 1 : 0));
+  const size_t row_bytes = (size_t) d->w * src->channels * cc_type_size (src->type);
+  const uint64_t budget = device_budget (d), free_bytes = cc_gpu_memory_free (d->ctx->gpu);
+  const uint64_t room = (uint64_t) (0.75 * (double) (budget ? budget : free_bytes));
+  /* A row's source and four planes of all its channels, or of one (rl_gpu
+   * takes a channel at a time where all do not fit): whichever restores
+   * fewer rows, margins included. */
+  const size_t plane_row = 4 * sizeof (float) * (size_t) d->w;
+  const int64_t all = (int64_t) (room / (row_bytes + plane_row * d->K)) - 2 * H;
+  const int64_t one = (int64_t) (room / (row_bytes + plane_row)) - 2 * H;
+  const int64_t rows = all > 0 && strip_work (d->h, all, H, 1) <= strip_work (d->h, one, H, d->K)
+                       ? all : one > 0 ? one : 0;
+  const int64_t strips = rows ? (d->h + rows - 1) / rows : 0;
+  const bool in_place = src->data == dst->data;
+  char *in = NULL, *out = NULL, *kept = NULL;
+  int64_t non_finite = 0;
+  CcStatus status = CC_OK;
+
+  if (strips < 2 || d->o->border == CC_BORDER_WRAP)
+    return cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "%s", strips < 2 && rows
+                    ? "the whole image's planes do not fit on the GPU"
+                    : d->o->border == CC_BORDER_WRAP
+                    ? "a wrapped image does not split into strips"
+                    : "not even a strip of rows and its margins fits on the GPU");
+  if (!(in = malloc (row_bytes * (size_t) (rows + 2 * H))) ||
+      !(out = malloc (row_bytes * (size_t) (rows + 2 * H))) ||
+      (in_place && !(kept = malloc (row_bytes * (size_t) H))))
+    {
+      status = cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "out of host memory for a strip's rows");
+      goto out;
+    }
+  d->part = 1.0 / (double) strips;
+  for (int64_t y0 = 0; y0 < d->h && status == CC_OK; y0 += rows)
+    {
+      const int64_t y1 = y0 + rows < d->h ? y0 + rows : d->h;
+      const int64_t a = y0 - H > 0 ? y0 - H : 0, b = y1 + H < d->h ? y1 + H : d->h;
+      const CcImage view_in = { in, src->type, src->channels, d->w, b - a,
+                                (int64_t) row_bytes, false };
+      const CcImage view_out = { out, src->type, src->channels, d->w, b - a,
+                                 (int64_t) row_bytes, false };
+
+      /* Rows above y0 were written by the strip before: kept's copy. */
+      for (int64_t y = a; y < b; y++)
+        memcpy (in + (y - a) * row_bytes, in_place && y < y0
+                ? kept + (y - (y0 - H)) * row_bytes
+                : (const char *) src->data + y * src->stride, row_bytes);
+      non_finite += count_non_finite (d, y0, y1);
+      d->src = &view_in;
+      d->dst = &view_out;
+      d->h = b - a;
+      status = rl_gpu (d, r);
+      d->src = src;
+      d->dst = dst;
+      d->h = src->height;
+      if (status != CC_OK)
+        break;
+      if (in_place && y1 < d->h)
+        for (int64_t y = y1 - H; y < y1; y++)
+          memcpy (kept + (y - (y1 - H)) * row_bytes,
+                  (const char *) src->data + y * src->stride, row_bytes);
+      for (int64_t y = y0; y < y1; y++)
+        memcpy ((char *) dst->data + y * dst->stride, out + (y - a) * row_bytes, row_bytes);
+    }
+  d->strips = (int) strips;
+  d->non_finite = non_finite;
+out:
+  free (in);
+  free (out);
+  free (kept);
+  d->part = 1.0;
+  return status;
 }
 
 /* Whether the GPU can write this job's result (it writes the source's own
@@ -621,7 +741,15 @@ richardson_lucy (Deconv *d, CcResult *r, char *note, size_t size)
     {
       if ((status = gpu_method (d, why, sizeof why)) == CC_OK)
         {
+          d->done = 0;
           status = rl_gpu (d, r);
+          if (status == CC_ERROR_OUT_OF_MEMORY)
+            {
+              snprintf (why, sizeof why, "%s", r->message);
+              d->done = 0;
+              if ((status = rl_gpu_strips (d, r)) == CC_ERROR_OUT_OF_MEMORY)
+                cc_fail (r, status, "%.300s; in strips: %.300s", why, r->message);
+            }
           if (status == CC_OK || method != CC_METHOD_AUTO ||
               (status != CC_ERROR_OUT_OF_MEMORY && status != CC_ERROR_GPU))
             return status;
@@ -736,9 +864,10 @@ tell_result (const Deconv *d, const char *note, CcResult *r)
   snprintf (r->device, sizeof r->device, "%s",
             d->on_gpu ? cc_context_device_name (d->ctx) : cc_context_cpu_name (d->ctx));
   if (d->p->algorithm == CC_DECONVOLVE_RICHARDSON_LUCY)
-    snprintf (r->kernel, sizeof r->kernel, "%s richardson-lucy, %d iterations%s%s%s%s",
+    snprintf (r->kernel, sizeof r->kernel, "%s richardson-lucy, %d iterations%s%s%s%s%s",
               d->on_gpu ? "gpu" : "cpu", d->p->iterations,
               d->p->tv_weight > 0 ? ", total variation" : "",
+              d->on_gpu && d->strips > 1 ? ", in strips" : "",
               d->on_gpu && d->planes < d->K ? ", a channel at a time" : "",
               d->on_gpu ? " by " : "", d->on_gpu ? cc_method_name (d->ran) : "");
   else
@@ -801,6 +930,8 @@ cc_deconvolve (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcM
   d.h = src->height;
   d.K = restored_channels (src, o);
   d.dst = dst;
+  d.part = 1.0;
+  d.strips = 1;
   status = p->algorithm == CC_DECONVOLVE_RICHARDSON_LUCY
            ? richardson_lucy (&d, r, note, sizeof note) : wiener (&d, r, note, sizeof note);
   if (status != CC_OK)
@@ -816,7 +947,7 @@ cc_deconvolve (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcM
         }
     }
   tell_result (&d, note, r);
-  r->strips = 1;
+  r->strips = d.strips;
   r->upload_ms = d.t_read - t0;
   r->kernel_ms = d.t_restored - d.t_read;
   r->download_ms = cc_now_ms () - d.t_restored;

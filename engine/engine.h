@@ -226,6 +226,8 @@ bool           cc_gpu_started    (struct _CcGpu *gpu);
 /* Whether the driver is still compiling the kernels for this GPU. */
 bool           cc_gpu_compiling  (struct _CcGpu *gpu);
 const char    *cc_gpu_name       (struct _CcGpu *gpu);
+/* The device memory free now, in bytes (0: no usable GPU). */
+uint64_t       cc_gpu_memory_free (struct _CcGpu *gpu);
 CcStatus       cc_gpu_check      (struct _CcGpu *gpu, CcMethod method, const CcJob *job,
                                   char *message, size_t size);
 /* Whether 'method' would run 'job' in one pass (before any image: a

@@ -52,6 +52,13 @@ cc_gpu_name (struct _CcGpu *gpu)
   return "";
 }
 
+uint64_t
+cc_gpu_memory_free (struct _CcGpu *gpu)
+{
+  (void) gpu;
+  return 0;
+}
+
 CcStatus
 cc_gpu_check (struct _CcGpu *gpu, CcMethod method, const CcJob *job, char *message,
               size_t size)

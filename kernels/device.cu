@@ -370,6 +370,21 @@ cc_gpu_name (struct _CcGpu *g)
   return cc_gpu_ready (g)->name;
 }
 
+extern "C" uint64_t
+cc_gpu_memory_free (struct _CcGpu *g)
+{
+  char message[8];
+  size_t free_bytes = 0, total = 0;
+
+  if (cc_gpu_status (g, message, sizeof message) != CC_OK ||
+      cudaMemGetInfo (&free_bytes, &total) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return 0;
+    }
+  return free_bytes;
+}
+
 /* The method's kernels; NULL for a method that is not a GPU one. */
 static const CcKernels *
 method_kernels (CcMethod method)

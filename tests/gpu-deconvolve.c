@@ -263,20 +263,119 @@ run_channel_at_a_time (CcContext *ctx)
          strstr (rg.kernel, "gpu richardson-lucy") && strstr (rg.kernel, "a channel at a time"),
          "Richardson-Lucy under a 16 MB device budget: '%s' %.2e from the CPU ('%s')",
          rg.kernel, worst, rg.message);
-  /* Under 8 MB not even one channel's fit: 'auto' takes the CPU and says
-   * why, with the CPU's result. */
+  /* Under 8 MB not even one channel's fit: strips of rows, each with the
+   * 80 rows its 10 iterations of a 9x9 mask reach, the CPU's result. */
   o.method = CC_METHOD_AUTO;
   cc_context_set_device_budget (ctx, 8 << 20);
+  sg = cc_deconvolve (ctx, &src, &og, &mask, &o, &p, &rg);
+  worst = 0;
+  for (size_t i = 0; i < n; i++)
+    worst = fmax (worst, fabs ((double) gpu[i] - cpu[i]));
+  CHECK (sg == CC_OK && strstr (rg.kernel, "gpu richardson-lucy") &&
+         strstr (rg.kernel, "in strips") && rg.strips >= 2 && worst <= 1e-4,
+         "Richardson-Lucy under an 8 MB device budget: '%s' in %d strips, %.2e from the CPU "
+         "('%s')", rg.kernel, rg.strips, worst, rg.message);
+  /* Under 1 MB not even a strip and its margins fit: 'auto' takes the CPU
+   * and says why, with the CPU's result. */
+  cc_context_set_device_budget (ctx, 1 << 20);
   sg = cc_deconvolve (ctx, &src, &og, &mask, &o, &p, &rg);
   cc_context_set_device_budget (ctx, 0);
   CHECK (sg == CC_OK && strncmp (rg.kernel, "cpu", 3) == 0 &&
          strstr (rg.message, "fell back to the CPU") && strstr (rg.message, "device budget") &&
-         memcmp (gpu, cpu, sizeof (float) * n) == 0,
-         "Richardson-Lucy under an 8 MB device budget: '%s' '%s'", rg.kernel, rg.message);
+         strstr (rg.message, "strip") && memcmp (gpu, cpu, sizeof (float) * n) == 0,
+         "Richardson-Lucy under a 1 MB device budget: '%s' '%s'", rg.kernel, rg.message);
   free (values);
   free (in);
   free (gpu);
   free (cpu);
+}
+
+/* The strips on an 8-bit RGBA photograph-like image restored in place (the
+ * rows the next strip reads kept before they are written), with a
+ * total-variation weight, and on a float image with non-finite samples
+ * (counted once): the CPU's result within one code, alpha kept, the same
+ * count. */
+static void
+run_strips (CcContext *ctx)
+{
+  const int64_t w = 701, h = 933;
+  const size_t n = (size_t) (w * h * 4);
+  uint8_t *in = malloc (n), *gpu = malloc (n), *cpu = malloc (n);
+  float *fin = malloc (sizeof (float) * n), *fgpu = malloc (sizeof (float) * n);
+  float *fcpu = malloc (sizeof (float) * n);
+  const CcImage src = { in, CC_TYPE_U8, 4, w, h, w * 4, false };
+  const CcImage in_place = { gpu, CC_TYPE_U8, 4, w, h, w * 4, false };
+  const CcImage oc = { cpu, CC_TYPE_U8, 4, w, h, w * 4, false };
+  const CcImage fsrc = { fin, CC_TYPE_FLOAT, 4, w, h, w * 16, false };
+  const CcImage fog = { fgpu, CC_TYPE_FLOAT, 4, w, h, w * 16, false };
+  const CcImage foc = { fcpu, CC_TYPE_FLOAT, 4, w, h, w * 16, false };
+  const GpuCase c = { 7, CC_SHAPE_DISC, 0, 0, 0, CC_BORDER_EXTEND, 0, CC_METHOD_AUTO };
+  CcTransfer *srgb = cc_transfer_new_srgb (CC_TYPE_U8);
+  CcDeconvolveParams p;
+  CcOptions o;
+  CcResult rg, rc;
+  CcMask mask;
+  double *values = case_mask (&c, &mask), worst = 0;
+  CcStatus sg, sc;
+  int kept = 0;
+
+  for (size_t i = 0; i < n; i++)
+    {
+      const int64_t x = (int64_t) (i / 4) % w, y = (int64_t) (i / 4) / w;
+
+      in[i] = (uint8_t) (i % 4 == 3 ? 40 + (x + y) % 200 : 255 * check_scene (x, y, (int) (i % 4)));
+      fin[i] = i % 4 == 3 ? 1.0f : check_scene (x, y, (int) (i % 4));
+    }
+  fin[4 * (w * 300 + 5)] = NAN;
+  fin[4 * (w * 600 + 9) + 1] = INFINITY;
+  memcpy (gpu, in, n);
+  cc_deconvolve_params_init (&p);
+  p.iterations = 12;
+  p.tv_weight = 0.005;
+  cc_options_init (&o);
+  o.has_alpha = true;
+  o.transfer = srgb;
+  o.border = c.border;
+  /* The source 2.6 MB, a channel's four planes 10.5 MB: three quarters of
+   * 12 MB take strips of 505 rows a channel at a time, with margins of 12
+   * iterations x 7 rows. */
+  cc_context_set_device_budget (ctx, 12 << 20);
+  sg = cc_deconvolve (ctx, &in_place, &in_place, &mask, &o, &p, &rg);
+  cc_context_set_device_budget (ctx, 0);
+  o.method = CC_METHOD_CPU;
+  sc = cc_deconvolve (ctx, &src, &oc, &mask, &o, &p, &rc);
+  for (size_t i = 0; i < n; i++)
+    {
+      worst = fmax (worst, abs ((int) gpu[i] - (int) cpu[i]));
+      kept += i % 4 == 3 && gpu[i] != in[i];
+    }
+  CHECK (sg == CC_OK && sc == CC_OK && strstr (rg.kernel, "in strips") && rg.strips >= 2 &&
+         worst <= 1 && kept == 0,
+         "Richardson-Lucy with a total variation, 8-bit RGBA in place, in %d strips: '%s', "
+         "%g codes from the CPU, %d alpha samples changed ('%s')", rg.strips, rg.kernel, worst,
+         kept, rg.message);
+  o.transfer = NULL;
+  o.method = CC_METHOD_AUTO;
+  cc_context_set_device_budget (ctx, 24 << 20);
+  sg = cc_deconvolve (ctx, &fsrc, &fog, &mask, &o, &p, &rg);
+  cc_context_set_device_budget (ctx, 0);
+  o.method = CC_METHOD_CPU;
+  sc = cc_deconvolve (ctx, &fsrc, &foc, &mask, &o, &p, &rc);
+  worst = 0;
+  for (size_t i = 0; i < n; i++)
+    worst = fmax (worst, fabs ((double) fgpu[i] - fcpu[i]));
+  CHECK (sg == CC_OK && sc == CC_OK && strstr (rg.kernel, "in strips") && worst <= 1e-4 &&
+         strcmp (rg.message, rc.message) == 0 && strstr (rg.message, "2 non-finite"),
+         "float RGBA with 2 non-finite samples, in %d strips: '%s', %.2e from the CPU, "
+         "'%s' and the CPU's '%s'", rg.strips, rg.kernel, worst, rg.message, rc.message);
+  free (values);
+  cc_transfer_free (srgb);
+  free (in);
+  free (gpu);
+  free (cpu);
+  free (fin);
+  free (fgpu);
+  free (fcpu);
 }
 
 /* A small gray scene and a 3x3 binomial blur, for the checks of where a
@@ -525,6 +624,7 @@ check_deconvolve_gpu (CcContext *ctx, bool reduced)
           if (a != CC_DECONVOLVE_WIENER || check_cpu_wiener ())
             run_samples (ctx, &samples[c], (CcDeconvolveAlgorithm) a);
       run_channel_at_a_time (ctx);
+      run_strips (ctx);
       run_white (ctx);
       run_wiener_budget (ctx);
       run_restoration (ctx);
