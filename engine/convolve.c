@@ -333,6 +333,53 @@ pad_constant_border (const CcImage *src, int64_t out_x, int64_t out_y, const CcI
   return CC_OK;
 }
 
+/* A convolution's three ways for cc_run_gpu_or_cpu: whether the GPU takes
+ * it (which method, for 'auto' the one the mask suits), and the runs. */
+typedef struct
+{
+  CcContext    *ctx;
+  const CcMask *mask;
+  CcJob        *job;
+  CcMethod      method;
+} Convolution;
+
+static CcStatus
+convolution_usable (void *data, char *why, size_t size)
+{
+  Convolution *c = data;
+  const CcStatus gpu = cc_context_gpu_status (c->ctx, why, size);
+
+  if (gpu != CC_OK)
+    return gpu;
+  if (c->method == CC_METHOD_AUTO)
+    c->method = auto_gpu_method (c->ctx, c->mask, c->job);
+  else if (c->method == CC_METHOD_SEPARABLE)
+    separate (c->ctx, c->mask, c->job);
+  if (c->method == CC_METHOD_CPU)
+    {
+      snprintf (why, size, "no GPU method takes a %dx%d mask", c->mask->width,
+                c->mask->height);
+      return CC_ERROR_UNSUPPORTED;
+    }
+  return CC_OK;
+}
+
+static CcStatus
+convolution_gpu (void *data, CcResult *r)
+{
+  const Convolution *c = data;
+
+  return cc_gpu_run (c->ctx->gpu, c->ctx->budget, c->method, c->job, r);
+}
+
+static CcStatus
+convolution_cpu (void *data, CcResult *r)
+{
+  const Convolution *c = data;
+
+  return run_cpu (c->ctx, c->mask, c->job, r);
+}
+
 CcStatus
 cc_convolve (CcContext *ctx, const CcImage *src, int64_t out_x, int64_t out_y,
              const CcImage *dst, const CcMask *mask, const CcOptions *o,
@@ -386,56 +433,16 @@ cc_convolve (CcContext *ctx, const CcImage *src, int64_t out_x, int64_t out_y,
   job.mask = maskf;
 
   pthread_mutex_lock (&ctx->lock);
-  if (o->method == CC_METHOD_CPU)
-    status = run_cpu (ctx, mask, &job, result);
-  else
-    {
-      char why[sizeof result->message];
-      CcStatus gpu = cc_context_gpu_status (ctx, why, sizeof why);
-      CcMethod method = o->method;
+  {
+    Convolution c = { ctx, mask, &job, o->method };
+    const CcGpuOrCpu where = { convolution_usable, convolution_gpu, convolution_cpu, &c,
+                               on_device };
+    char note[sizeof result->message];
 
-      if (gpu != CC_OK && (method != CC_METHOD_AUTO || on_device))
-        status = cc_fail (result, gpu, "%s", why);
-      else if (gpu != CC_OK)
-        {
-          status = run_cpu (ctx, mask, &job, result);
-          if (status == CC_OK)
-            snprintf (result->message, sizeof result->message,
-                      "no GPU used: %.400s", why);
-        }
-      else
-        {
-          if (method == CC_METHOD_AUTO)
-            method = auto_gpu_method (ctx, mask, &job);
-          else if (method == CC_METHOD_SEPARABLE)
-            separate (ctx, mask, &job);
-          if (method == CC_METHOD_CPU && on_device)
-            status = cc_fail (result, CC_ERROR_UNSUPPORTED,
-                              "no GPU method takes a %dx%d mask, and the CPU needs images "
-                              "in host memory", mask->width, mask->height);
-          else if (method == CC_METHOD_CPU)
-            {
-              status = run_cpu (ctx, mask, &job, result);
-              if (status == CC_OK)
-                snprintf (result->message, sizeof result->message,
-                          "no GPU method takes a %dx%d mask: the CPU ran it",
-                          mask->width, mask->height);
-            }
-          else
-            status = cc_gpu_run (ctx->gpu, ctx->budget, method, &job, result);
-          if (status != CC_OK && o->method == CC_METHOD_AUTO && method != CC_METHOD_CPU &&
-              !on_device &&
-              (status == CC_ERROR_OUT_OF_MEMORY || status == CC_ERROR_GPU))
-            {
-              /* 'auto' promises a result: take the CPU and say why. */
-              snprintf (why, sizeof why, "%s", result->message);
-              status = run_cpu (ctx, mask, &job, result);
-              if (status == CC_OK)
-                snprintf (result->message, sizeof result->message,
-                          "fell back to the CPU: %.400s", why);
-            }
-        }
-    }
+    status = cc_run_gpu_or_cpu (o->method, &where, note, sizeof note, result);
+    if (status == CC_OK && note[0])
+      snprintf (result->message, sizeof result->message, "%s", note);
+  }
   pthread_mutex_unlock (&ctx->lock);
   free (maskf);
 

@@ -314,6 +314,19 @@ const char  *cc_shape_names          (void);
 bool         cc_mask_shape           (const CcShapeSpec *spec, CcMask *mask, double **values,
                                       char *message, size_t size);
 
+/* What follows where the GPU cannot take a job (engine/fallback.c;
+ * docs/design.md): an error, or the CPU with a note saying why. */
+typedef enum
+{
+  CC_FALLBACK_ERROR,
+  CC_FALLBACK_NO_GPU,      /* "no GPU used: WHY" */
+  CC_FALLBACK_FELL_BACK    /* "fell back to the CPU: WHY" */
+} CcFallback;
+
+/* The note a front end shows where the CPU ran a job for 'rule'. */
+void         cc_fallback_note        (CcFallback rule, const char *why, char *note,
+                                      size_t size);
+
 /* A mask as a front end is given it, a preset aside (presets/ finds those):
  * an image, or a shape, or its text form, or width x height values (none:
  * the identity of that size), with the divisor, the offset and GIMP's

@@ -727,39 +727,43 @@ host_planes (Deconv *d, CcResult *r)
   return CC_OK;
 }
 
-/* Richardson–Lucy on the GPU for 'auto' where one can take it, and for a
- * GPU method asked for; on the CPU for cpu, and for 'auto' otherwise or
- * where the GPU fails, saying why in 'note'. */
+/* The GPU's ways for cc_run_gpu_or_cpu, the same for both algorithms:
+ * Richardson–Lucy needs a GPU method that takes the mask, Wiener only a
+ * GPU (its transforms are its own). */
 static CcStatus
-richardson_lucy (Deconv *d, CcResult *r, char *note, size_t size)
+deconv_usable (void *data, char *why, size_t size)
 {
-  const CcMethod method = d->o->method;
+  Deconv *d = data;
+
+  return d->p->algorithm == CC_DECONVOLVE_RICHARDSON_LUCY ? gpu_method (d, why, size)
+                                                           : gpu_usable (d, why, size);
+}
+
+/* Richardson–Lucy on the GPU, whole or, where its planes do not fit, in
+ * strips. */
+static CcStatus
+rl_on_gpu (void *data, CcResult *r)
+{
+  Deconv *d = data;
   char why[sizeof r->message];
   CcStatus status;
 
-  if (method != CC_METHOD_CPU)
-    {
-      if ((status = gpu_method (d, why, sizeof why)) == CC_OK)
-        {
-          d->done = 0;
-          status = rl_gpu (d, r);
-          if (status == CC_ERROR_OUT_OF_MEMORY)
-            {
-              snprintf (why, sizeof why, "%s", r->message);
-              d->done = 0;
-              if ((status = rl_gpu_strips (d, r)) == CC_ERROR_OUT_OF_MEMORY)
-                cc_fail (r, status, "%.300s; in strips: %.300s", why, r->message);
-            }
-          if (status == CC_OK || method != CC_METHOD_AUTO ||
-              (status != CC_ERROR_OUT_OF_MEMORY && status != CC_ERROR_GPU))
-            return status;
-          snprintf (note, size, "fell back to the CPU: %.400s", r->message);
-        }
-      else if (method != CC_METHOD_AUTO)
-        return cc_fail (r, status, "%s", why);
-      else
-        snprintf (note, size, "no GPU used: %.400s", why);
-    }
+  d->done = 0;
+  if ((status = rl_gpu (d, r)) != CC_ERROR_OUT_OF_MEMORY)
+    return status;
+  snprintf (why, sizeof why, "%s", r->message);
+  d->done = 0;
+  if ((status = rl_gpu_strips (d, r)) == CC_ERROR_OUT_OF_MEMORY)
+    cc_fail (r, status, "%.300s; in strips: %.300s", why, r->message);
+  return status;
+}
+
+static CcStatus
+rl_on_cpu (void *data, CcResult *r)
+{
+  Deconv *d = data;
+  CcStatus status;
+
   if ((status = host_planes (d, r)) != CC_OK)
     return status;
   if (!(d->t = malloc (sizeof (float) * (size_t) (d->w * d->h * d->K))) ||
@@ -819,37 +823,19 @@ wiener_gpu (Deconv *d, CcResult *r)
   return gpu_source_down (d, status, r);
 }
 
-/* Wiener on the GPU for 'auto' where one is usable, and for any GPU method
- * asked for (the transforms are Wiener's own: a method only says "on the
- * GPU"); on the CPU for cpu, for 'auto' where no GPU is usable, and for
- * every method where the GPU cannot take the canvas (a wrapped side with
- * a prime factor past 7, a side past its transforms, planes that do not
- * fit), saying why in 'note'. */
 static CcStatus
-wiener (Deconv *d, CcResult *r, char *note, size_t size)
+wiener_on_gpu (void *data, CcResult *r)
 {
-  const CcMethod method = d->o->method;
-  char why[sizeof r->message];
+  return wiener_gpu (data, r);
+}
+
+static CcStatus
+wiener_on_cpu (void *data, CcResult *r)
+{
+  Deconv *d = data;
   CcWienerJob job;
   CcStatus status;
 
-  if (method != CC_METHOD_CPU)
-    {
-      if ((status = gpu_usable (d, why, sizeof why)) != CC_OK)
-        {
-          if (method != CC_METHOD_AUTO)
-            return cc_fail (r, status, "%s", why);
-          snprintf (note, size, "no GPU used: %.400s", why);
-        }
-      else
-        {
-          status = wiener_gpu (d, r);
-          if (status != CC_ERROR_UNSUPPORTED && status != CC_ERROR_OUT_OF_MEMORY &&
-              (status != CC_ERROR_GPU || method != CC_METHOD_AUTO))
-            return status;
-          snprintf (note, size, "fell back to the CPU: %.400s", r->message);
-        }
-    }
   if ((status = host_planes (d, r)) != CC_OK)
     return status;
   job = wiener_job (d, d->f, d->u);
@@ -932,8 +918,13 @@ cc_deconvolve (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcM
   d.dst = dst;
   d.part = 1.0;
   d.strips = 1;
-  status = p->algorithm == CC_DECONVOLVE_RICHARDSON_LUCY
-           ? richardson_lucy (&d, r, note, sizeof note) : wiener (&d, r, note, sizeof note);
+  {
+    const bool rl = p->algorithm == CC_DECONVOLVE_RICHARDSON_LUCY;
+    const CcGpuOrCpu where = { deconv_usable, rl ? rl_on_gpu : wiener_on_gpu,
+                               rl ? rl_on_cpu : wiener_on_cpu, &d, false };
+
+    status = cc_run_gpu_or_cpu (o->method, &where, note, sizeof note, r);
+  }
   if (status != CC_OK)
     goto out;
   if (!d.on_gpu)

@@ -140,6 +140,43 @@ CcWorkers *cc_workers_new  (int threads);
 void       cc_workers_free (CcWorkers *w);
 void       cc_workers_run  (CcWorkers *w, int64_t n, int64_t grain, CcWorkFn fn, void *data);
 
+/* Where a job runs when the GPU cannot take it (fallback.c): what failed,
+ * before the GPU ran (unusable: no GPU, its driver or start-up; unsuited:
+ * the job does not suit it) or as it ran (out of memory, refused as
+ * unsupported, a GPU error); and what follows, by the one table
+ * cc_fallback_rule reads. */
+typedef enum
+{
+  CC_GPU_UNUSABLE,
+  CC_GPU_UNSUITED,
+  CC_GPU_RAN_OUT,
+  CC_GPU_REFUSED,
+  CC_GPU_FAILED,
+  CC_GPU_FAILURE_COUNT
+} CcGpuFailure;
+
+CcFallback   cc_fallback_rule  (CcMethod asked, CcGpuFailure what);
+/* A status as what failed; CC_GPU_FAILURE_COUNT (no rule: the error
+ * stands) for a cancel or an invalid call. */
+CcGpuFailure cc_gpu_failure_of (CcStatus status, bool before);
+
+/* A job that may run on the GPU or the CPU: 'usable' says whether the GPU
+ * can take it (if not, why), 'gpu' and 'cpu' run it; 'on_device': its
+ * images are in device memory, which the CPU cannot read. */
+typedef struct
+{
+  CcStatus (*usable) (void *data, char *why, size_t size);
+  CcStatus (*gpu)    (void *data, CcResult *r);
+  CcStatus (*cpu)    (void *data, CcResult *r);
+  void      *data;
+  bool       on_device;
+} CcGpuOrCpu;
+
+/* Runs 'job' where 'asked' and the rule say, the CPU's note (why the GPU
+ * did not run it) in 'note' ("" where there is none). */
+CcStatus     cc_run_gpu_or_cpu (CcMethod asked, const CcGpuOrCpu *job, char *note,
+                                size_t size, CcResult *r);
+
 /* Milliseconds on a monotonic clock. */
 double   cc_now_ms (void);
 

@@ -303,10 +303,10 @@ region_method (const gchar *who, CcMethod method, OpState *state)
       if (cc_context_gpu_started (op_engine ()) &&
           cc_context_gpu_status (op_engine (), why, sizeof why) == CC_ERROR_GPU)
         {
-          gchar *note = g_strdup_printf ("no GPU used: %s", why);
+          char note[512];
 
+          cc_fallback_note (CC_FALLBACK_NO_GPU, why, note, sizeof note);
           warn_once (who, note);
-          g_free (note);
         }
       return CC_METHOD_CPU;
     }

@@ -704,6 +704,10 @@ cc_gpu_wiener (struct _CcGpu *g, const CcWienerJob *job, uint64_t budget, char *
 
   if (status != CC_OK)
     return status;
+  /* The fault tests' launch failure (CUDA_CONVOLVE_FAULT=launch), as the
+   * scheduler's. */
+  if (cc_fault ("launch"))
+    return failed (cudaErrorLaunchFailure, "Wiener's transforms", message, size);
   cc_wiener_canvas (job, &c);
   /* A line and its second buffer in one block's shared memory. */
   side_max = (int64_t) (g->facts.shared_optin / (2 * sizeof (float2)));

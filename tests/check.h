@@ -116,6 +116,10 @@ int      check_restoration (CcContext *ctx, CcMethod method, double *gains);
  * 'reduced': two small cases.  Returns the number of failed checks. */
 int      check_deconvolve_gpu (CcContext *ctx, bool reduced);
 
+/* The fallback rule's rows that need a GPU (tests/gpu-fallback.c), for
+ * convolution, Richardson-Lucy and Wiener.  Returns the failed checks. */
+int      check_fallback_gpu (CcContext *ctx);
+
 /* Two threads convolving at once, on one context and on two. */
 int      check_threads     (CcContext *ctx, CcMethod method);
 
