@@ -1,7 +1,7 @@
 /* The fallback rule's rows that need a GPU (engine/fallback.c), for each
  * job where the row can arise: the GPU unsuited to the job (checked before
- * it runs), out of memory (a device budget of 4 KB), refused as it ran,
- * and failed (an injected launch failure).  'auto' takes the CPU, saying
+ * it runs), out of memory (a device budget of 4 KB or less), refused as it
+ * ran, and failed (an injected launch failure).  'auto' takes the CPU, saying
  * "no GPU used" or "fell back" and why, with the CPU's result; a GPU method
  * asked for fails with the GPU's status, the output untouched.
  *
@@ -36,8 +36,8 @@ typedef struct
 } Row;
 
 static const Row rows[] = {
-  { "out of memory", CONVOLUTION, CC_BORDER_MIRROR, 0, 5, CC_METHOD_TILED, "4096", NULL,
-    false, CC_ERROR_OUT_OF_MEMORY, "fell back to the CPU", "budget" },
+  { "out of memory", CONVOLUTION, CC_BORDER_MIRROR, 0, 5, CC_METHOD_TILED, "256", NULL,
+    false, CC_ERROR_OUT_OF_MEMORY, "fell back to the CPU", "device memory" },
   { "refused", CONVOLUTION, CC_BORDER_MIRROR, 0, 63, CC_METHOD_REGISTER, NULL, NULL, false,
     CC_ERROR_UNSUPPORTED, NULL, "register" },
   { "failed", CONVOLUTION, CC_BORDER_MIRROR, 0, 5, CC_METHOD_TILED, NULL, "launch", false,
