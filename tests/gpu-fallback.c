@@ -3,7 +3,10 @@
  * it runs), out of memory (a device budget of 4 KB or less), refused as it
  * ran, and failed (an injected launch failure).  'auto' takes the CPU, saying
  * "no GPU used" or "fell back" and why, with the CPU's result; a GPU method
- * asked for fails with the GPU's status, the output untouched.
+ * asked for fails with the GPU's status, the output untouched.  A
+ * convolution 'auto' gives the GPU is never refused as it runs, and one by
+ * name is refused by its mask's size before: test-fallback's made-up job
+ * runs that row.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -38,7 +41,7 @@ typedef struct
 static const Row rows[] = {
   { "out of memory", CONVOLUTION, CC_BORDER_MIRROR, 0, 5, CC_METHOD_TILED, "256", NULL,
     false, CC_ERROR_OUT_OF_MEMORY, "fell back to the CPU", "device memory" },
-  { "refused", CONVOLUTION, CC_BORDER_MIRROR, 0, 63, CC_METHOD_REGISTER, NULL, NULL, false,
+  { "refused by its size", CONVOLUTION, CC_BORDER_MIRROR, 0, 129, CC_METHOD_REGISTER, NULL, NULL, false,
     CC_ERROR_UNSUPPORTED, NULL, "register" },
   { "failed", CONVOLUTION, CC_BORDER_MIRROR, 0, 5, CC_METHOD_TILED, NULL, "launch", false,
     CC_ERROR_GPU, "fell back to the CPU", "launch" },
