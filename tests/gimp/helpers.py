@@ -487,11 +487,24 @@ def check_wiener_refused(image, px, what, apply):
 
 
 def photograph(name):
-    """data/photo-NAME.ppm through GIMP's own loader, in linear float: the
-    image and its layer, clean."""
-    from gi.repository import Gio
+    """data/photo-NAME.ppm (8-bit sRGB) as a clean linear-float RGB image:
+    its bytes read here, since a slimmed GIMP (the GPU machine's) may lack
+    the PNM loader.  The image and its layer."""
     path = os.path.join(os.environ["CC_TEST_DIR"], "..", "..", "data", "photo-%s.ppm" % name)
-    image = Gimp.file_load(Gimp.RunMode.NONINTERACTIVE, Gio.File.new_for_path(path))
+    with open(path, "rb") as f:
+        magic, w, h, top = f.readline().split() + f.readline().split() + f.readline().split()
+        data = f.read()
+    w, h = int(w), int(h)
+    if magic != b"P6" or top != b"255" or len(data) != w * h * 3:
+        raise Exception("%s is not an 8-bit P6 of %dx%d" % (path, w, h))
+    image = Gimp.Image.new_with_precision(w, h, Gimp.ImageBaseType.RGB,
+                                          Gimp.Precision.U8_NON_LINEAR)
+    layer = Gimp.Layer.new(image, name, w, h, Gimp.ImageType.RGB_IMAGE, 100,
+                           Gimp.LayerMode.NORMAL)
+    image.insert_layer(layer, None, 0)
+    buf = layer.get_buffer()
+    buf.set(Gegl.Rectangle.new(0, 0, w, h), "R'G'B' u8", data)
+    buf.flush()
     image.convert_precision(Gimp.Precision.FLOAT_LINEAR)
     image.clean_all()
     return image, image.get_layers()[0]
