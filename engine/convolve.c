@@ -7,130 +7,13 @@
 #include "config.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "engine.h"
 #include "pixel.h"
 #include "samples.h"
-
-CcStatus
-cc_fail (CcResult *result, CcStatus status, const char *format, ...)
-{
-  va_list args;
-
-  result->status = status;
-  va_start (args, format);
-  vsnprintf (result->message, sizeof result->message, format, args);
-  va_end (args);
-  return status;
-}
-
-double
-cc_now_ms (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
-bool
-cc_job_tick (const CcJob *job, double fraction)
-{
-  const CcOptions *o = job->options;
-
-  if (o->progress)
-    o->progress (fraction, o->user_data);
-  return o->cancel && o->cancel (o->user_data);
-}
-
-int
-cc_mask_width_class (int width)
-{
-  static const int classes[] = { 1, 3, 5, 7, 9, 15, 25, 31, 63, 127 };
-
-  for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
-    if (width <= classes[i])
-      return classes[i];
-  return 0;
-}
-
-void
-cc_options_init (CcOptions *options)
-{
-  memset (options, 0, sizeof *options);
-  options->method          = CC_METHOD_AUTO;
-  options->border          = CC_BORDER_EXTEND;
-  options->clamp           = true;
-  options->alpha_weighting = true;
-  options->affect_alpha    = true;
-}
-
-void
-cc_options_keep_colour (CcOptions *options, bool gray, bool red, bool green, bool blue)
-{
-  options->keep_colour[0] = gray ? !red && !green && !blue : !red;
-  options->keep_colour[1] = gray ? options->keep_colour[0] : !green;
-  options->keep_colour[2] = gray ? options->keep_colour[0] : !blue;
-}
-
-/* Black and white are ghost cells as zero is; the front pads the source
- * with their pixel (pad_constant_border), so no back end sees them. */
-static bool
-border_is_constant (CcBorder border)
-{
-  return border == CC_BORDER_BLACK || border == CC_BORDER_WHITE;
-}
-
-int64_t
-cc_border_map (int64_t i, int64_t n, CcBorder border)
-{
-  return cc_border_index (i, n, border_is_constant (border) ? CC_BORDER_ZERO : border);
-}
-
-bool
-cc_border_runs (int64_t first, int64_t count, int64_t n, CcBorder border, CcRowRun run,
-                void *data)
-{
-  for (int64_t k = 0; k < count;)
-    {
-      const int64_t from = cc_border_map (first + k, n, border);
-      int64_t rows = 1;
-
-      while (k + rows < count &&
-             cc_border_map (first + k + rows, n, border) == (from < 0 ? -1 : from + rows))
-        rows++;
-      if (!run (k, from, rows, data))
-        return false;
-      k += rows;
-    }
-  return true;
-}
-
-void
-cc_mask_normalize (CcMask *mask)
-{
-  double sum = 0.0;
-
-  for (int i = 0; i < mask->width * mask->height; i++)
-    sum += mask->values[i];
-  if (sum > 0)
-    mask->divisor = sum;
-  else if (sum < 0)
-    {
-      mask->divisor = -sum;
-      mask->offset  = 1.0;
-    }
-  else
-    {
-      mask->divisor = 1.0;
-      mask->offset  = 0.5;
-    }
-}
 
 /* The mask's rank-1 terms, for the separable method, kept for the next call
  * with the same mask (a preview repeats it).  Called with ctx->lock held. */
@@ -397,7 +280,7 @@ cc_convolve (CcContext *ctx, const CcImage *src, int64_t out_x, int64_t out_y,
   if ((status = cc_check_call (src, out_x, out_y, dst, mask, o, result)) != CC_OK)
     return status;
 
-  if (border_is_constant (o->border))
+  if (cc_border_is_constant (o->border))
     {
       const int rx = (mask->width - 1) / 2, ry = (mask->height - 1) / 2;
       CcOptions zero = *o;

@@ -205,33 +205,6 @@ sum_row (const CcJob *job, const float *in, int64_t in_w, int C, int64_t tw,
     sum_line (acc, in + j * in_w * C, C, job->mask + j * w, 1, w, absolute, tw * C, j == 0);
 }
 
-/* Two passes pay once the mask is 5x5 or so (h + w well under h * w). */
-bool
-cc_cpu_two_passes_pay (int width, int height)
-{
-  return width > 1 && height > 1 && 2 * (width + height) <= width * height;
-}
-
-void
-cc_cpu_store_row (const CcJob *job, int64_t x0, int64_t y, int64_t tw, const float *out)
-{
-  const CcImage *src = job->src, *dst = job->dst;
-  const int C = job->channels;
-  char *out_row = (char *) dst->data + y * dst->stride;
-  const char *src_row = (const char *) src->data + (job->out_y + y) * src->stride;
-
-  if (job->transfer)
-    cc_samples_encode (out, tw * C, C, job->colour, job->transfer,
-                       out_row + x0 * C * cc_type_size (dst->type));
-  else
-    cc_samples_from_float (out, tw * C, dst->type, out_row + x0 * C * cc_type_size (dst->type));
-  for (int c = 0; c < C; c++)
-    if (job->mode[c] == CC_MODE_COPY)
-      for (int64_t x = 0; x < tw; x++)
-        cc_sample_set (out_row, dst->type, (x0 + x) * C + c,
-                       cc_sample_get (src_row, src->type, (job->out_x + x0 + x) * C + c));
-}
-
 CC_HOT void
 cc_cpu_compute_tile (const CcJob *job, int64_t x0, int64_t y0, int64_t tw, int64_t th,
                      CpuScratch *s)

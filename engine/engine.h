@@ -9,6 +9,7 @@
 #include <pthread.h>
 
 #include "convolve.h"
+#include "ground.h"
 #include "pixel.h"
 
 #ifdef __cplusplus
@@ -81,10 +82,6 @@ struct _CcContext
   float           *sep_v;
 };
 
-/* Formats 'result->message' and sets its status; returns the status. */
-CcStatus cc_fail (CcResult *result, CcStatus status, const char *format, ...)
-  __attribute__ ((format (printf, 3, 4)));
-
 /* Checks what a call asks for, whatever the method. */
 CcStatus cc_check_call (const CcImage *src, int64_t out_x, int64_t out_y,
                         const CcImage *dst, const CcMask *mask,
@@ -99,10 +96,6 @@ void     cc_job_init (CcJob *job, const CcImage *src, int64_t out_x, int64_t out
 #define CC_SEPARABLE_MAX_TERMS 3
 int      cc_mask_separate (const double *mask, int width, int height, int max_terms,
                            float *u, float *v);
-
-/* The register method's width class for a mask width (1, 3, 5, 7, 9, 15, 25,
- * 31, 63 or 127), or 0 beyond: it sizes that method's work. */
-int      cc_mask_width_class (int width);
 
 /* The engine's environment variables (env.c, the one place that reads
  * them), as a context takes them at its creation. */
@@ -176,9 +169,6 @@ typedef struct
  * did not run it) in 'note' ("" where there is none). */
 CcStatus     cc_run_gpu_or_cpu (CcMethod asked, const CcGpuOrCpu *job, char *note,
                                 size_t size, CcResult *r);
-
-/* Milliseconds on a monotonic clock. */
-double   cc_now_ms (void);
 
 /* Reports progress and polls for cancel; true when the caller cancelled. */
 bool     cc_job_tick (const CcJob *job, double fraction);

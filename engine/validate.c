@@ -1,5 +1,6 @@
 /* Validation: what a call asks for is checked here, whatever the method,
- * and turned into a job for the back ends.
+ * and turned into a job for the back ends, whose progress and cancel
+ * cc_job_tick reports and asks.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -163,4 +164,14 @@ cc_job_init (CcJob *job, const CcImage *src, int64_t out_x, int64_t out_y,
                                                           : CC_MODE_PLAIN;
       job->weighted |= job->mode[c] == CC_MODE_WEIGHTED;
     }
+}
+
+bool
+cc_job_tick (const CcJob *job, double fraction)
+{
+  const CcOptions *o = job->options;
+
+  if (o->progress)
+    o->progress (fraction, o->user_data);
+  return o->cancel && o->cancel (o->user_data);
 }
