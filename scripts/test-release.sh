@@ -8,7 +8,9 @@
 # installed finds every library it links to (ldd), that uninstall.sh then
 # leaves the system as it was, and that a second install upgrades the first
 # in place; runs the GIMP suites against the installed files
-# (tests/test-gimp.sh with CC_INSTALLED=1); and uninstalls.  As root.
+# (tests/test-gimp.sh with CC_INSTALLED=1); and uninstalls.  Before that,
+# here, the ABI floor of the plug-in, the module and the engine
+# (scripts/check-abi.sh).  As root.
 #   scripts/test-release.sh [GIMP_VERSION...]        (default: 3.0 3.2)
 set -eu
 cd "$(dirname "$0")/.."
@@ -16,6 +18,15 @@ if [ "${1:-}" != inside ]; then
   CUDA_ARCH=${CUDA_ARCH:-sm_90} scripts/release.sh
   tarball=$(ls -t gimp-cuda-convolve-*-linux-x86_64.tar.xz | head -1)
   status=0
+  # The ABI floor of what GIMP loads (scripts/check-abi.sh), here, where
+  # objdump is: the user's root has nothing to inspect binaries with.
+  abi=$(mktemp -d)
+  tar -xJf "$tarball" -C "$abi"
+  r=$(ls -d "$abi"/gimp-cuda-convolve-*)
+  echo "test-release: the ABI floor of $tarball"
+  sh scripts/check-abi.sh "$r/plug-in-cuda-convolve/plug-in-cuda-convolve" \
+    "$r/gegl/cuda-convolve-gpl3.so" "$r/lib/libcudaconvolve.so.0" || status=1
+  rm -rf "$abi"
   for v in ${*:-3.0 3.2}; do
     echo "test-release: $tarball in a GIMP $v user's system"
     GIMP_VERSION=$v GIMP_ROOT_KIND=user scripts/gimp-root.sh run \
