@@ -2,9 +2,10 @@
 # Installs gimp-cuda-convolve from this folder, for you (no root) or, with
 # --system, for everyone: the convolution for GIMP 3 on an NVIDIA GPU
 # (plug-in-cuda-convolve), the GEGL operation cuda:convolve, and the
-# cuda-convolve tool.  Needs GIMP 3.0 or 3.2 and, for the GPU, the NVIDIA
-# driver (580 or later); nothing else.  Run it again to upgrade in place;
-# uninstall.sh removes exactly what it installed.
+# cuda-convolve tool; for you, also into Flathub's GIMP where it finds it.
+# Needs GIMP 3.0 or 3.2 and, for the GPU, the NVIDIA driver (580 or later);
+# nothing else.  Run it again to upgrade in place; uninstall.sh removes
+# exactly what it installed.
 #
 #   ./install.sh [--system]
 set -eu
@@ -17,7 +18,7 @@ system=no flag=
 for a in "$@"; do
   case $a in
     --system) system=yes flag=--system ;;
-    -h|--help) awk 'NR >= 2 && NR <= 9 { print substr ($0, 3) }' "$0"; exit 0 ;;
+    -h|--help) awk 'NR >= 2 && NR <= 10 { print substr ($0, 3) }' "$0"; exit 0 ;;
     *) usage ;;
   esac
 done
@@ -25,6 +26,11 @@ done
 # Where things go.  The release's folder (H) lies inside GEGL's module
 # folder, where the GEGL module finds the engine beside it; the plug-in and
 # the tool are links to their files in H, so that each loads the one engine.
+# Flathub's GIMP (org.gimp.GIMP) gets a folder of its own in its sandbox's
+# data, which it sees at the same path: GEGL there reads
+# $XDG_DATA_HOME/gegl-0.4/plug-ins, and GIMP its profiles' plug-ins.
+flatpak_app=$HOME/.var/app/org.gimp.GIMP
+flatpak_dirs= flatpak_seen=no
 if [ $system = yes ]; then
   [ "$(id -u)" = 0 ] || { echo "install: --system needs root" >&2; exit 1; }
   gegl_dir=
@@ -52,24 +58,32 @@ else
     plugin_dirs="$plugin_dirs $config/$v/plug-ins"
   done
   bin_dir=$HOME/.local/bin
+  # Flathub's GIMP: each of its profiles, or the version flatpak reports
+  # where it has not started yet.
+  if [ -d "$flatpak_app" ] ||
+     { command -v flatpak >/dev/null 2>&1 && flatpak info org.gimp.GIMP >/dev/null 2>&1; }; then
+    flatpak_seen=yes
+    versions=
+    for d in "$flatpak_app"/config/GIMP/3.*; do [ -d "$d" ] && versions="$versions ${d##*/}"; done
+    if [ -z "$versions" ] && command -v flatpak >/dev/null 2>&1; then
+      versions=$(flatpak info org.gimp.GIMP 2>/dev/null |
+                 awk '/^ *Version:/ { split ($2, v, "."); print v[1] "." v[2] }')
+    fi
+    for v in $(echo $versions | tr ' ' '\n' | grep -E '^3\.[0-9]+$' | sort -u); do
+      flatpak_dirs="$flatpak_dirs $flatpak_app/config/GIMP/$v/plug-ins"
+    done
+  fi
 fi
-if [ -z "$plugin_dirs" ]; then
-  if command -v flatpak >/dev/null 2>&1 && flatpak info org.gimp.GIMP >/dev/null 2>&1 ||
-     [ -d "$HOME/.var/app/org.gimp.GIMP" ]; then
-    echo "install: this GIMP is the Flatpak (org.gimp.GIMP), which is not supported yet:" >&2
-    echo "  it runs in a sandbox with its own GEGL and libraries, and sees neither GEGL's" >&2
-    echo "  module folder here nor the NVIDIA driver's libraries outside it.  Install GIMP 3" >&2
-    echo "  from your distribution, then run this again." >&2
+if [ -z "$plugin_dirs" ] && [ -z "$flatpak_dirs" ]; then
+  if [ $flatpak_seen = yes ]; then
+    echo "install: Flathub's GIMP (org.gimp.GIMP) has no GIMP 3 profile yet: start it once," >&2
+    echo "  quit it, then run this again." >&2
   else
-    echo "install: no GIMP 3 was found (gimp-console-3.0 or 3.2, or a GIMP 3 profile)" >&2
+    echo "install: no GIMP 3 was found (gimp-console-3.0 or 3.2, a GIMP 3 profile, or" >&2
+    echo "  Flathub's org.gimp.GIMP)" >&2
   fi
   exit 1
 fi
-home=$gegl_dir/$name
-manifest=$home/installed-files
-
-# An earlier install is removed first, by its own list.
-if [ -f "$manifest" ]; then sh "$here/uninstall.sh" $flag --quiet; fi
 
 made=""
 note () { made="$made$1
@@ -89,26 +103,57 @@ link ()   # link TARGET NAME
   ln -sfn "$1" "$2" && note "$2"
 }
 
-mkdirs "$home/presets"
-put "$here/lib/libcudaconvolve.so.0" "$home/libcudaconvolve.so.0" 755
-put "$here/$plugin/$plugin" "$home/$plugin" 755
-put "$here/bin/cuda-convolve" "$home/cuda-convolve" 755
-for p in "$here/$plugin/presets/"*.preset; do put "$p" "$home/presets/${p##*/}" 644; done
-put "$here/uninstall.sh" "$home/uninstall.sh" 755
-put "$here/gegl/cuda-convolve-gpl3.so" "$gegl_dir/cuda-convolve-gpl3.so" 755
-for d in $plugin_dirs; do
-  mkdirs "$d/$plugin"
-  link "$home/$plugin" "$d/$plugin/$plugin"
-  link "$home/presets" "$d/$plugin/presets"
-done
-mkdirs "$bin_dir"
-link "$home/cuda-convolve" "$bin_dir/cuda-convolve"
-printf '%s' "$made" >"$manifest"
+# install_into GEGL_DIR PLUGIN_DIRS [BIN_DIR]: the engine, the plug-in and
+# the presets in GEGL_DIR/gimp-cuda-convolve (and the tool, where BIN_DIR is
+# given), the GEGL module beside it, the plug-in in each of PLUGIN_DIRS,
+# and the list of what it made there.  An earlier install there goes first,
+# by its own list.
+install_into ()
+{
+  home=$1/$name
+  if [ -f "$home/installed-files" ]; then
+    sh "$here/uninstall.sh" $flag --quiet --only "$home"
+  fi
+  made=""
+  mkdirs "$home/presets"
+  put "$here/lib/libcudaconvolve.so.0" "$home/libcudaconvolve.so.0" 755
+  put "$here/$plugin/$plugin" "$home/$plugin" 755
+  [ -z "${3:-}" ] || put "$here/bin/cuda-convolve" "$home/cuda-convolve" 755
+  for p in "$here/$plugin/presets/"*.preset; do put "$p" "$home/presets/${p##*/}" 644; done
+  put "$here/uninstall.sh" "$home/uninstall.sh" 755
+  put "$here/gegl/cuda-convolve-gpl3.so" "$1/cuda-convolve-gpl3.so" 755
+  for d in $2; do
+    mkdirs "$d/$plugin"
+    link "$home/$plugin" "$d/$plugin/$plugin"
+    link "$home/presets" "$d/$plugin/presets"
+  done
+  if [ -n "${3:-}" ]; then
+    mkdirs "$3"
+    link "$home/cuda-convolve" "$3/cuda-convolve"
+  fi
+  printf '%s' "$made" >"$home/installed-files"
+}
 
 echo "installed gimp-cuda-convolve $(cat "$here/VERSION" 2>/dev/null):"
-echo "  the engine, the plug-in, the tool and the presets in $home"
-echo "  the GEGL operation cuda:convolve in $gegl_dir"
-for d in $plugin_dirs; do echo "  the plug-in for GIMP in $d/$plugin"; done
-echo "  the tool as $bin_dir/cuda-convolve"
-echo "Restart GIMP, then Filters > Generic > CUDA Convolution Matrix...  To remove it all: $home/uninstall.sh $flag"
-case ":$PATH:" in *":$bin_dir:"*) ;; *) echo "($bin_dir is not on your PATH: add it to run cuda-convolve by name.)" ;; esac
+if [ -n "$plugin_dirs" ]; then
+  install_into "$gegl_dir" "$plugin_dirs" "$bin_dir"
+  echo "  for this system's GIMP: the engine, the plug-in, the tool and the presets in"
+  echo "    $gegl_dir/$name"
+  echo "    the GEGL operation cuda:convolve in $gegl_dir"
+  for d in $plugin_dirs; do echo "    the plug-in for GIMP in $d/$plugin"; done
+  echo "    the tool as $bin_dir/cuda-convolve"
+fi
+if [ -n "$flatpak_dirs" ]; then
+  install_into "$flatpak_app/data/gegl-0.4/plug-ins" "$flatpak_dirs"
+  echo "  for Flathub's GIMP (org.gimp.GIMP): the engine, the plug-in and the presets in"
+  echo "    $flatpak_app/data/gegl-0.4/plug-ins/$name"
+  echo "    the GEGL operation cuda:convolve in $flatpak_app/data/gegl-0.4/plug-ins"
+  for d in $flatpak_dirs; do echo "    the plug-in for GIMP in $d/$plugin"; done
+  echo "    (its sandbox reaches the GPU through Flathub's NVIDIA driver extension,"
+  echo "    org.freedesktop.Platform.GL.nvidia-*, of your driver's version)"
+fi
+echo "Restart GIMP, then Filters > Generic > CUDA Convolution Matrix...  To remove it all:"
+echo "  $home/uninstall.sh $flag"
+if [ -n "$plugin_dirs" ]; then
+  case ":$PATH:" in *":$bin_dir:"*) ;; *) echo "($bin_dir is not on your PATH: add it to run cuda-convolve by name.)" ;; esac
+fi

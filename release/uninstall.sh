@@ -1,43 +1,53 @@
 #!/bin/sh
-# Removes what install.sh installed, by the list it kept
-# (installed-files in the release's folder), and nothing else: files and
-# links first, then the folders it made, where they are empty.
+# Removes what install.sh installed, by the lists it kept (installed-files
+# in each of its folders: this system's GIMP's and Flathub's GIMP's), and
+# nothing else: files and links first, then the folders it made, where they
+# are empty.
 #
 #   ./uninstall.sh [--system]
 set -eu
 name=gimp-cuda-convolve
-system=no quiet=no
-for a in "$@"; do
-  case $a in
+system=no quiet=no only=
+while [ $# -gt 0 ]; do
+  case $1 in
     --system) system=yes ;;
     --quiet) quiet=yes ;;
-    -h|--help) awk 'NR >= 2 && NR <= 6 { print substr ($0, 3) }' "$0"; exit 0 ;;
+    --only) only=$2; shift ;;    # install.sh's upgrade: that folder alone
+    -h|--help) awk 'NR >= 2 && NR <= 7 { print substr ($0, 3) }' "$0"; exit 0 ;;
     *) echo "usage: $0 [--system]" >&2; exit 2 ;;
   esac
+  shift
 done
-if [ $system = yes ]; then
+if [ -n "$only" ]; then
+  homes=$only
+elif [ $system = yes ]; then
   [ "$(id -u)" = 0 ] || { echo "uninstall: --system needs root" >&2; exit 1; }
-  home=
+  homes=
   for d in /usr/lib/x86_64-linux-gnu/gegl-0.4 /usr/lib64/gegl-0.4 /usr/lib/gegl-0.4; do
-    [ -f "$d/$name/installed-files" ] && { home=$d/$name; break; }
+    [ -f "$d/$name/installed-files" ] && { homes=$d/$name; break; }
   done
 else
-  home=${XDG_DATA_HOME:-$HOME/.local/share}/gegl-0.4/plug-ins/$name
+  homes=
+  for d in "${XDG_DATA_HOME:-$HOME/.local/share}/gegl-0.4/plug-ins/$name" \
+           "$HOME/.var/app/org.gimp.GIMP/data/gegl-0.4/plug-ins/$name"; do
+    [ -f "$d/installed-files" ] && homes="$homes $d"
+  done
 fi
-manifest=${home:+$home/installed-files}
-if [ -z "$manifest" ] || [ ! -f "$manifest" ]; then
-  echo "uninstall: gimp-cuda-convolve is not installed ${home:+in $home }(no installed-files)" >&2
+if [ -z "$homes" ]; then
+  echo "uninstall: gimp-cuda-convolve is not installed (no installed-files)" >&2
   exit 1
 fi
-# Its list is read whole first: the list itself goes with the folder.
-list=$(cat "$manifest")
-rm -f "$manifest"
-echo "$list" | while IFS= read -r p; do
-  case $p in */) ;; ?*) rm -f "$p" ;; esac
+for home in $homes; do
+  # Its list is read whole first: the list itself goes with the folder.
+  list=$(cat "$home/installed-files")
+  rm -f "$home/installed-files"
+  echo "$list" | while IFS= read -r p; do
+    case $p in */) ;; ?*) rm -f "$p" ;; esac
+  done
+  # Folders innermost first (the list has them outermost first).
+  echo "$list" | grep '/$' | awk '{ l[NR] = $0 } END { for (i = NR; i > 0; i--) print l[i] }' |
+  while IFS= read -r d; do
+    rmdir "$d" 2>/dev/null || true
+  done
+  [ $quiet = yes ] || echo "removed gimp-cuda-convolve from $home: $(echo "$list" | grep -c .) files, links and folders that install.sh made"
 done
-# Folders innermost first (the list has them outermost first).
-echo "$list" | grep '/$' | awk '{ l[NR] = $0 } END { for (i = NR; i > 0; i--) print l[i] }' |
-while IFS= read -r d; do
-  rmdir "$d" 2>/dev/null || true
-done
-[ $quiet = yes ] || echo "removed gimp-cuda-convolve: $(echo "$list" | grep -c .) files, links and folders that install.sh made"

@@ -1,0 +1,120 @@
+#!/bin/sh
+# Flathub's GIMP, emulated in a GIMP root as its sandbox sees a user's home
+# (run by scripts/test-release.sh inside the user's root, with the unpacked
+# release): no GIMP on PATH for install.sh, a home with
+# ~/.var/app/org.gimp.GIMP, and GIMP run with XDG_CONFIG_HOME and
+# XDG_DATA_HOME inside it, as Flatpak sets them.
+# - Its folder with no profile yet: install.sh says to start GIMP once and
+#   writes nothing.
+# - With a profile: install.sh installs into that profile's plug-ins and the
+#   sandbox's GEGL module folder only, and says so; GIMP there registers the
+#   plug-in from that profile and maps the operation from that folder, and
+#   the procedure and cuda:convolve run and change a layer; uninstall.sh
+#   leaves the home as it was.
+#   sh tests/flatpak-emulated.sh RELEASE_DIR
+set -u
+release=$1
+failures=0
+ok () { echo "ok   - $*"; }
+fail () { echo "FAIL - $*"; failures=$((failures + 1)); }
+gimp=$(sh scripts/gimp-console.sh) || { echo "SKIP: no GIMP 3 console"; exit 77; }
+version=$("$gimp" --version | sed -n 's/.*version \([0-9]*\.[0-9]*\).*/\1/p')
+nogimp=$(mktemp -d)
+for f in /usr/bin/*; do case ${f##*/} in gimp*) ;; *) ln -s "$f" "$nogimp/" ;; esac; done
+flat=$(mktemp -d /home/flat.XXXXXX)
+app=$flat/.var/app/org.gimp.GIMP
+trap 'rm -rf "$nogimp" "$flat"' EXIT
+
+mkdir -p "$app"
+HOME=$flat PATH=$nogimp sh "$release/install.sh" >/tmp/flat.log 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'start it once' /tmp/flat.log && [ "$(find "$flat" | wc -l)" -eq 4 ]; then
+  ok "Flathub's GIMP with no profile yet: install.sh says to start it once, writes nothing"
+else
+  fail "Flathub's GIMP with no profile: exit $rc, $(find "$flat" | wc -l) paths: $(cat /tmp/flat.log)"
+fi
+
+mkdir -p "$app/config/GIMP/$version"
+find "$flat" | sort >/tmp/flat-before
+HOME=$flat PATH=$nogimp sh "$release/install.sh" >/tmp/flat.log 2>&1
+rc=$?
+find "$flat" | sort >/tmp/flat-after
+modules=$app/data/gegl-0.4/plug-ins
+profile=$app/config/GIMP/$version
+outside=$(comm -13 /tmp/flat-before /tmp/flat-after | while read -r p; do
+  case "$p" in "$modules"|"$modules"/*|"$profile/plug-ins"|"$profile/plug-ins"/*) ;;
+               "$app/data"|"$app/data/gegl-0.4") ;; *) echo "$p" ;; esac
+done)
+if [ $rc -eq 0 ] && grep -q "Flathub's GIMP" /tmp/flat.log && [ -z "$outside" ] &&
+   ! grep -q "this system's GIMP" /tmp/flat.log; then
+  ok "Flathub's GIMP $version alone: install.sh writes $(comm -13 /tmp/flat-before /tmp/flat-after | wc -l) paths, only in its profile's plug-ins and $modules, and says so"
+else
+  fail "install.sh into Flathub's GIMP: exit $rc${outside:+, outside its folders: $outside}: $(cat /tmp/flat.log)"
+fi
+
+cat >/tmp/flat.py <<'PY'
+import os
+from gi.repository import Gegl, Gimp
+print("mapped:", *sorted({l.split()[-1] for l in open("/proc/%d/maps" % os.getppid())
+                          if l.rstrip().endswith("/cuda-convolve-gpl3.so")}))
+pdb = Gimp.get_pdb()
+print("procedures:", pdb.procedure_exists("plug-in-cuda-convolve"),
+      pdb.procedure_exists("plug-in-cuda-deconvolve"))
+Gegl.init(None)
+print("operation:", Gegl.has_operation("cuda:convolve"))
+image = Gimp.Image.new(32, 24, Gimp.ImageBaseType.RGB)
+layer = Gimp.Layer.new(image, "l", 32, 24, Gimp.ImageType.RGB_IMAGE, 100, Gimp.LayerMode.NORMAL)
+image.insert_layer(layer, None, 0)
+buf = layer.get_buffer()
+buf.set(Gegl.Rectangle.new(0, 0, 32, 24), "R'G'B' u8",
+        bytes((x * 8 if (x // 4 + y // 4) % 2 else 255) for y in range(24) for x in range(32)
+              for c in range(3)))
+buf.flush()
+def pixels():
+    return bytes(layer.get_buffer().get(Gegl.Rectangle.new(0, 0, 32, 24), 1.0, "R'G'B' u8",
+                                        Gegl.AbyssPolicy.NONE))
+before = pixels()
+proc = pdb.lookup_procedure("plug-in-cuda-convolve")
+cfg = proc.create_config()
+cfg.set_property("image", image)
+cfg.set_core_object_array("drawables", [layer])
+cfg.set_property("preset", "box-5")
+result = proc.run(cfg)
+after = pixels()
+print("procedure:", result.index(0) == Gimp.PDBStatusType.SUCCESS and after != before)
+f = Gimp.DrawableFilter.new(layer, "cuda:convolve", "cuda")
+f.get_config().set_property("shape", "disc")
+f.update()
+layer.merge_filter(f)
+print("op:", pixels() != after)
+PY
+HOME=$flat XDG_CONFIG_HOME=$app/config XDG_DATA_HOME=$app/data XDG_CACHE_HOME=$app/cache \
+  timeout 300 "$gimp" -i --batch-interpreter=python-fu-eval -b "exec(open('/tmp/flat.py').read())" \
+  --quit >/tmp/flat-gimp.log 2>&1
+registered=$(sed -n 's/^(plug-in-def "\([^"]*\/plug-in-cuda-convolve\)" .*/\1/p' \
+               "$profile/pluginrc" 2>/dev/null | sed "s|\${gimp_dir}|$profile|")
+mapped=$(sed -n 's/^mapped: *//p' /tmp/flat-gimp.log)
+if [ "$registered" = "$profile/plug-ins/plug-in-cuda-convolve/plug-in-cuda-convolve" ] &&
+   [ "$mapped" = "$(readlink -f "$modules/cuda-convolve-gpl3.so")" ]; then
+  ok "GIMP as Flatpak runs it registers the plug-in from its profile and maps the operation from $modules"
+else
+  fail "GIMP as Flatpak runs it: registered '$registered', mapped '$mapped': $(tail -5 /tmp/flat-gimp.log)"
+fi
+if grep -q '^procedures: True True' /tmp/flat-gimp.log && grep -q '^operation: True' /tmp/flat-gimp.log &&
+   grep -q '^procedure: True' /tmp/flat-gimp.log && grep -q '^op: True' /tmp/flat-gimp.log; then
+  ok "there, both procedures are registered and cuda:convolve exists; the procedure (box-5) and the operation (disc) change a layer"
+else
+  fail "there: $(grep -E '^(procedures|operation|procedure|op):' /tmp/flat-gimp.log | tr '\n' ' ') $(tail -5 /tmp/flat-gimp.log)"
+fi
+
+# GIMP wrote its own files in the profile meanwhile: only install.sh's go.
+HOME=$flat sh "$modules/gimp-cuda-convolve/uninstall.sh" >/tmp/flat-un.log 2>&1
+left=$(comm -13 /tmp/flat-before /tmp/flat-after | while read -r p; do
+  [ -e "$p" ] || [ -L "$p" ] && echo "$p"; done)
+if [ -z "$left" ]; then
+  ok "uninstall.sh removes every path install.sh made there ($(cat /tmp/flat-un.log))"
+else
+  fail "uninstall.sh left: $left"
+fi
+echo "Flathub's GIMP, emulated: $failures failure(s)"
+[ $failures -eq 0 ]
