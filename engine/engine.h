@@ -244,6 +244,13 @@ void     cc_wiener_taps   (const CcWienerJob *job, const CcWienerCanvas *canvas,
 /* The 4-neighbour Laplacian's spectrum along one side: 2 - 2 cos (2 pi k / n). */
 float    cc_wiener_laplacian (int64_t k, int64_t n);
 
+/* Where CUDA found no usable GPU ('status'), what the machine under
+ * 'root' ("" for this one) says more, naming the fix: inside Flathub's
+ * sandbox, the NVIDIA driver extension of the host's driver; the
+ * nvidia_uvm module not loaded.  "" where it says nothing more
+ * (gpu-hint.c). */
+void     cc_gpu_hint (CcStatus status, const char *root, char *hint, size_t size);
+
 /* The GPU back end (kernels/device.cu, or no-cuda.c without CUDA). */
 struct _CcGpu *cc_gpu_new        (const CcEnv *env, int threads);
 void           cc_gpu_free       (struct _CcGpu *gpu);

@@ -119,6 +119,19 @@ modules_start (struct _CcGpu *g, int major, int minor)
     }
 }
 
+/* What the machine says more about a failed start-up (cc_gpu_hint),
+ * after the status's message. */
+static void
+add_hint (struct _CcGpu *g)
+{
+  char hint[320];
+  const size_t n = strlen (g->message);
+
+  cc_gpu_hint (g->status, "", hint, sizeof hint);
+  if (hint[0])
+    snprintf (g->message + n, sizeof g->message - n, "; %s", hint);
+}
+
 /* CUDA 13 needs an NVIDIA driver of the 580 series or later. */
 #define DRIVER_NEEDED "580"
 
@@ -142,6 +155,7 @@ gpu_start_up (struct _CcGpu *g)
       cc_gpu_set_status (g, CC_ERROR_NO_DRIVER,
                   "no NVIDIA driver found (libcuda.so.1); the GPU methods need driver "
                   DRIVER_NEEDED " or later");
+      add_hint (g);
       return;
     }
   dlclose (lib);
@@ -153,6 +167,7 @@ gpu_start_up (struct _CcGpu *g)
                   "(driver " DRIVER_NEEDED " or later)",
                   driver / 1000, driver % 1000 / 10,
                   CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+      add_hint (g);
       return;
     }
   if ((err = cudaGetDeviceCount (&count)) != cudaSuccess || count == 0)
@@ -160,6 +175,7 @@ gpu_start_up (struct _CcGpu *g)
       cc_gpu_set_status (g, err == cudaSuccess ? CC_ERROR_NO_GPU : cc_gpu_status_of (err),
                   "no usable NVIDIA GPU: %s",
                   err == cudaSuccess ? "none found" : cudaGetErrorString (err));
+      add_hint (g);
       return;
     }
   g->device = 0;

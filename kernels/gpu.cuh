@@ -68,7 +68,7 @@ struct _CcGpu
   int             started;        /* start-up finished (read and set atomically) */
   pthread_mutex_t lock;
   CcStatus        status;
-  char            message[256];
+  char            message[640];
   char            name[256];
   int             device;
   DeviceFacts     facts;          /* read once, at start-up */

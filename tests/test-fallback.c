@@ -1,7 +1,8 @@
 /* The one fallback rule (engine/fallback.c, docs/design.md): its table;
  * cc_run_gpu_or_cpu on every row, with a job whose GPU fails as asked;
  * and convolution, Richardson-Lucy and Wiener on a context without a GPU,
- * the row every machine can run ("unusable").  The rows that need a GPU
+ * the row every machine can run ("unusable"); and what cc_gpu_hint adds
+ * to a GPU's absence, inside Flathub's sandbox and out.  The rows that need a GPU
  * run in test-gpu (check_fallback_gpu).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
@@ -10,6 +11,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -183,12 +185,95 @@ test_unusable (void)
   cc_context_free (ctx);
 }
 
+/* A root of the files cc_gpu_hint reads: 'flatpak' its sandbox's marker,
+ * the host driver's version, and /dev's nodes. */
+static void
+make_root (const char *root, bool flatpak, bool version, bool nvidia0, bool uvm)
+{
+  char path[512];
+  FILE *f;
+
+  snprintf (path, sizeof path, "mkdir -p %s/proc/driver/nvidia %s/dev", root, root);
+  CHECK (system (path) == 0, "%s", path);
+  if (flatpak)
+    {
+      snprintf (path, sizeof path, "%s/.flatpak-info", root);
+      if ((f = fopen (path, "w")))
+        fclose (f);
+    }
+  if (version)
+    {
+      snprintf (path, sizeof path, "%s/proc/driver/nvidia/version", root);
+      if ((f = fopen (path, "w")))
+        {
+          fputs ("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  "
+                 "Release Build  (dvs-builder@U16-I3-B07-3-1)  Thu Sep 25 2025\n"
+                 "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n", f);
+          fclose (f);
+        }
+    }
+  snprintf (path, sizeof path, "%s/dev/nvidia0", root);
+  if (nvidia0 && (f = fopen (path, "w")))
+    fclose (f);
+  snprintf (path, sizeof path, "%s/dev/nvidia-uvm", root);
+  if (uvm && (f = fopen (path, "w")))
+    fclose (f);
+}
+
+/* What the machine says more where CUDA finds no GPU (cc_gpu_hint), on
+ * roots made for each case. */
+static void
+test_gpu_hint (void)
+{
+  static const struct
+  {
+    const char *what;
+    bool        flatpak, version, nvidia0, uvm;
+    CcStatus    status;
+    const char *says;   /* NULL: nothing */
+  } cases[] = {
+    { "no driver in Flatpak", true, true, true, true, CC_ERROR_NO_DRIVER,
+      "install org.freedesktop.Platform.GL.nvidia-580-95-05 (flatpak update)" },
+    { "a driver that does not match the host's in Flatpak", true, true, true, true,
+      CC_ERROR_GPU, "org.freedesktop.Platform.GL.nvidia-580-95-05" },
+    { "no driver in Flatpak, the host's version unknown", true, false, false, false,
+      CC_ERROR_NO_DRIVER, "org.freedesktop.Platform.GL.nvidia-VERSION" },
+    { "no /dev/nvidia-uvm", false, true, true, false, CC_ERROR_NO_GPU,
+      "sudo modprobe nvidia_uvm" },
+    { "no /dev/nvidia-uvm in Flatpak", true, true, true, false, CC_ERROR_GPU,
+      "sudo modprobe nvidia_uvm" },
+    { "no driver outside Flatpak", false, true, false, false, CC_ERROR_NO_DRIVER, NULL },
+    { "a GPU turned off in Flatpak", true, true, true, true, CC_ERROR_NO_GPU, NULL },
+    { "every node there, outside Flatpak", false, true, true, true, CC_ERROR_GPU, NULL },
+  };
+  char base[] = "/tmp/cc-hint.XXXXXX";
+
+  CHECK (mkdtemp (base) != NULL, "a scratch folder");
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      char root[600], hint[320];
+
+      snprintf (root, sizeof root, "%s/%zu", base, i);
+      make_root (root, cases[i].flatpak, cases[i].version, cases[i].nvidia0, cases[i].uvm);
+      cc_gpu_hint (cases[i].status, root, hint, sizeof hint);
+      CHECK (cases[i].says ? strstr (hint, cases[i].says) != NULL : hint[0] == '\0',
+             "%s: '%s'", cases[i].what, hint);
+    }
+  {
+    char rm[600];
+
+    snprintf (rm, sizeof rm, "rm -rf %s", base);
+    CHECK (system (rm) == 0, "%s", rm);
+  }
+}
+
 int
 main (void)
 {
   check_seed ();
   test_table ();
   test_unusable ();
+  test_gpu_hint ();
   printf ("the fallback rule: %d failures\n", check_failures);
   return check_failures ? 1 : 0;
 }
