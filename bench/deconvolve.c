@@ -25,50 +25,91 @@
 void bench_deconvolve (CcContext *ctx, int size);
 void bench_deconvolve_memory (CcContext *ctx, int side);
 
+/* The issue's job, which both benches time: a side x side RGBA 8-bit sRGB
+ * image of noise, a disc of radius 10, the defaults, alpha kept. */
+typedef struct
+{
+  uint8_t           *in, *out;
+  CcImage            src, dst;
+  CcTransfer        *srgb;
+  CcMask             mask;
+  double            *values;
+  CcDeconvolveParams p;
+  CcOptions          o;
+} DiscJob;
+
+static void
+disc_job_init (DiscJob *j, int side, const char *who)
+{
+  const int64_t n = (int64_t) side * side;
+  const CcMaskSource source = { .shape = { CC_SHAPE_DISC, 10.0, 0, 6, 0.5 } };
+  char why[256];
+
+  j->in = malloc ((size_t) n * 4);
+  j->out = malloc ((size_t) n * 4);
+  if (!j->in || !j->out || !cc_mask_resolve (&source, &j->mask, &j->values, why, sizeof why))
+    {
+      fprintf (stderr, "bench: %s: out of memory\n", who);
+      exit (1);
+    }
+  j->src = (CcImage) { j->in, CC_TYPE_U8, 4, side, side, (int64_t) side * 4, false };
+  j->dst = (CcImage) { j->out, CC_TYPE_U8, 4, side, side, (int64_t) side * 4, false };
+  for (int64_t i = 0; i < n * 4; i++)
+    j->in[i] = (uint8_t) (bench_rand01 () * 256);
+  j->srgb = cc_transfer_new_srgb (CC_TYPE_U8);
+  cc_deconvolve_params_init (&j->p);
+  cc_options_init (&j->o);
+  j->o.has_alpha = true;
+  j->o.transfer = j->srgb;
+}
+
+static void
+disc_job_free (DiscJob *j)
+{
+  cc_transfer_free (j->srgb);
+  free (j->values);
+  free (j->in);
+  free (j->out);
+}
+
+/* The job 'jobs' times into 'dst': each one's wall-clock time in ms[], the
+ * last one's result in r. */
+static void
+time_jobs (CcContext *ctx, const DiscJob *j, const CcImage *dst, int jobs, double *ms,
+           CcResult *r, const char *who)
+{
+  for (int k = 0; k < jobs; k++)
+    {
+      const double t0 = bench_now_ms ();
+
+      if (cc_deconvolve (ctx, &j->src, dst, &j->mask, &j->o, &j->p, r) != CC_OK)
+        {
+          fprintf (stderr, "bench: %s: %s\n", who, r->message);
+          exit (1);
+        }
+      ms[k] = bench_now_ms () - t0;
+    }
+}
+
 void
 bench_deconvolve (CcContext *ctx, int size)
 {
   const int64_t n = (int64_t) size * size;
-  uint8_t *in = malloc ((size_t) n * 4), *out = malloc ((size_t) n * 4);
-  const CcImage src = { in, CC_TYPE_U8, 4, size, size, (int64_t) size * 4, false };
-  const CcImage dst = { out, CC_TYPE_U8, 4, size, size, (int64_t) size * 4, false };
-  const CcMaskSource source = { .shape = { CC_SHAPE_DISC, 10.0, 0, 6, 0.5 } };
-  CcTransfer *srgb = cc_transfer_new_srgb (CC_TYPE_U8);
-  CcDeconvolveParams p;
-  CcOptions o;
+  DiscJob d;
   CcResult r;
-  CcMask mask;
-  double *values, job[JOBS], read[JOBS], restore[JOBS], write[JOBS], call[CALLS];
+  double job[JOBS], read[JOBS], restore[JOBS], write[JOBS], call[CALLS];
   void *planes[2];
-  char why[256];
 
-  if (!in || !out || !cc_mask_resolve (&source, &mask, &values, why, sizeof why))
-    {
-      fprintf (stderr, "bench: deconvolve: out of memory\n");
-      exit (1);
-    }
-  for (int64_t i = 0; i < n * 4; i++)
-    in[i] = (uint8_t) (bench_rand01 () * 256);
-  cc_deconvolve_params_init (&p);
-  cc_options_init (&o);
-  o.has_alpha = true;
-  o.transfer = srgb;
+  disc_job_init (&d, size, "deconvolve");
   for (int j = 0; j < JOBS; j++)
     {
-      const double t0 = bench_now_ms ();
-
-      if (cc_deconvolve (ctx, &src, &dst, &mask, &o, &p, &r) != CC_OK)
-        {
-          fprintf (stderr, "bench: deconvolve: %s\n", r.message);
-          exit (1);
-        }
-      job[j] = bench_now_ms () - t0;
+      time_jobs (ctx, &d, &d.dst, 1, &job[j], &r, "deconvolve");
       read[j] = r.upload_ms;
       restore[j] = r.kernel_ms;
       write[j] = r.download_ms;
     }
   printf ("\nRichardson-Lucy, %dx%d RGBA 8-bit sRGB, %d iterations, disc of radius 10 "
-          "(%dx%d): %s\n", size, size, p.iterations, mask.width, mask.height, r.kernel);
+          "(%dx%d): %s\n", size, size, d.p.iterations, d.mask.width, d.mask.height, r.kernel);
 
   /* The convolutions alone, as the job runs them. */
   for (int i = 0; i < 2; i++)
@@ -92,7 +133,7 @@ bench_deconvolve (CcContext *ctx, int size)
       {
         const double t0 = bench_now_ms ();
 
-        if (cc_convolve (ctx, &a, 0, 0, &b, &mask, &co, &r) != CC_OK)
+        if (cc_convolve (ctx, &a, 0, 0, &b, &d.mask, &co, &r) != CC_OK)
           {
             fprintf (stderr, "bench: deconvolve: a convolution: %s\n", r.message);
             exit (1);
@@ -106,41 +147,29 @@ bench_deconvolve (CcContext *ctx, int size)
 
     printf ("| the job | %.1f ms |\n| its reading, restoring, writing | %.1f, %.1f, %.1f ms |\n| its %d convolutions alone (%s, %.2f ms each) | %.1f ms |\n"
             "| the job over its convolutions | %.2fx |\n", whole, bench_median (read, JOBS),
-            bench_median (restore, JOBS), bench_median (write, JOBS), 2 * p.iterations,
-            cc_method_name (r.method_used), one, 2 * p.iterations * one,
-            whole / (2 * p.iterations * one));
+            bench_median (restore, JOBS), bench_median (write, JOBS), 2 * d.p.iterations,
+            cc_method_name (r.method_used), one, 2 * d.p.iterations * one,
+            whole / (2 * d.p.iterations * one));
   }
   for (int i = 0; i < 2; i++)
     cc_device_free (ctx, planes[i]);
 
   /* Wiener on the same image: the GPU's transforms, then FFTW's. */
-  p.algorithm = CC_DECONVOLVE_WIENER;
+  d.p.algorithm = CC_DECONVOLVE_WIENER;
   printf ("\nWiener, %dx%d RGBA 8-bit sRGB, noise %g, disc of radius 10:\n", size, size,
-          p.noise);
+          d.p.noise);
   for (int m = 0; m < 2; m++)
     {
-      double restore[JOBS];
-
-      o.method = m == 0 ? CC_METHOD_AUTO : CC_METHOD_CPU;
+      d.o.method = m == 0 ? CC_METHOD_AUTO : CC_METHOD_CPU;
       for (int j = 0; j < JOBS; j++)
         {
-          const double t0 = bench_now_ms ();
-
-          if (cc_deconvolve (ctx, &src, &dst, &mask, &o, &p, &r) != CC_OK)
-            {
-              fprintf (stderr, "bench: deconvolve: Wiener: %s\n", r.message);
-              exit (1);
-            }
-          job[j] = bench_now_ms () - t0;
+          time_jobs (ctx, &d, &d.dst, 1, &job[j], &r, "deconvolve: Wiener");
           restore[j] = r.kernel_ms;
         }
       printf ("| %s | %.1f ms (the restoring %.1f ms) |\n", r.kernel, bench_median (job, JOBS),
               bench_median (restore, JOBS));
     }
-  cc_transfer_free (srgb);
-  free (values);
-  free (in);
-  free (out);
+  disc_job_free (&d);
 }
 
 /* bench --only deconvolve-memory: issue 63's job, Richardson-Lucy's 30
@@ -154,82 +183,47 @@ bench_deconvolve_memory (CcContext *ctx, int side)
 {
   static const double free_gb[] = { 0, 6, 1.5 };
   const int64_t n = (int64_t) side * side;
-  uint8_t *in = malloc ((size_t) n * 4), *out = malloc ((size_t) n * 4);
   uint8_t *cpu = malloc ((size_t) n * 4);
-  const CcImage src = { in, CC_TYPE_U8, 4, side, side, (int64_t) side * 4, false };
-  const CcImage dst = { out, CC_TYPE_U8, 4, side, side, (int64_t) side * 4, false };
   const CcImage dcpu = { cpu, CC_TYPE_U8, 4, side, side, (int64_t) side * 4, false };
-  const CcMaskSource source = { .shape = { CC_SHAPE_DISC, 10.0, 0, 6, 0.5 } };
-  CcTransfer *srgb = cc_transfer_new_srgb (CC_TYPE_U8);
-  CcDeconvolveParams p;
-  CcOptions o;
+  DiscJob d;
   CcResult r;
-  CcMask mask;
-  double *values, job[3], whole = 0;
-  char why[256];
+  double job[3], whole = 0;
 
-  if (!in || !out || !cpu || !cc_mask_resolve (&source, &mask, &values, why, sizeof why))
+  disc_job_init (&d, side, "deconvolve-memory");
+  if (!cpu)
     {
       fprintf (stderr, "bench: deconvolve-memory: out of memory\n");
       exit (1);
     }
-  for (int64_t i = 0; i < n * 4; i++)
-    in[i] = (uint8_t) (bench_rand01 () * 256);
-  cc_deconvolve_params_init (&p);
-  cc_options_init (&o);
-  o.has_alpha = true;
-  o.transfer = srgb;
-  o.method = CC_METHOD_CPU;
-  {
-    const double t0 = bench_now_ms ();
-
-    if (cc_deconvolve (ctx, &src, &dcpu, &mask, &o, &p, &r) != CC_OK)
-      {
-        fprintf (stderr, "bench: deconvolve-memory: the CPU: %s\n", r.message);
-        exit (1);
-      }
-    printf ("\nRichardson-Lucy, %dx%d RGBA 8-bit sRGB, %d iterations, disc of radius 10\n"
-            "| GPU free | what ran | time | over the whole GPU's | from the CPU |\n"
-            "|---|---|---|---|---|\n| - | %s | %.0f ms | | |\n", side, side, p.iterations,
-            r.kernel, bench_now_ms () - t0);
-  }
-  o.method = CC_METHOD_AUTO;
+  d.o.method = CC_METHOD_CPU;
+  time_jobs (ctx, &d, &dcpu, 1, job, &r, "deconvolve-memory: the CPU");
+  printf ("\nRichardson-Lucy, %dx%d RGBA 8-bit sRGB, %d iterations, disc of radius 10\n"
+          "| GPU free | what ran | time | over the whole GPU's | from the CPU |\n"
+          "|---|---|---|---|---|\n| - | %s | %.0f ms | | |\n", side, side, d.p.iterations,
+          r.kernel, job[0]);
+  d.o.method = CC_METHOD_AUTO;
   for (int f = 0; f < 3; f++)
     {
-      size_t free_bytes = 0, total = 0, held = 0;
+      size_t free_bytes = 0, total = 0;
       void *hog = NULL;
       int worst = 0;
 
       bench_die (cudaMemGetInfo (&free_bytes, &total), "cudaMemGetInfo");
       if (free_gb[f] > 0 && free_bytes > free_gb[f] * 1e9)
-        {
-          held = free_bytes - (size_t) (free_gb[f] * 1e9);
-          bench_die (cudaMalloc (&hog, held), "holding the GPU's memory");
-        }
-      for (int j = 0; j < 3; j++)
-        {
-          const double t0 = bench_now_ms ();
-
-          if (cc_deconvolve (ctx, &src, &dst, &mask, &o, &p, &r) != CC_OK)
-            {
-              fprintf (stderr, "bench: deconvolve-memory: %s\n", r.message);
-              exit (1);
-            }
-          job[j] = bench_now_ms () - t0;
-        }
+        bench_die (cudaMalloc (&hog, free_bytes - (size_t) (free_gb[f] * 1e9)),
+                   "holding the GPU's memory");
+      time_jobs (ctx, &d, &d.dst, 3, job, &r, "deconvolve-memory");
       if (f == 0)
         whole = bench_median (job, 3);
       for (int64_t i = 0; i < n * 4; i++)
-        worst = abs ((int) out[i] - (int) cpu[i]) > worst ? abs ((int) out[i] - (int) cpu[i]) : worst;
+        worst = abs ((int) d.out[i] - (int) cpu[i]) > worst ? abs ((int) d.out[i] - (int) cpu[i])
+                                                           : worst;
       printf ("| %s | %s%s%s | %.0f ms | %.2fx | %d |\n",
               f == 0 ? "whole" : f == 1 ? "6 GB" : "1.5 GB", r.kernel, r.message[0] ? "; " : "",
               r.message, bench_median (job, 3), bench_median (job, 3) / whole, worst);
       if (hog)
         cudaFree (hog);
     }
-  cc_transfer_free (srgb);
-  free (values);
-  free (in);
-  free (out);
+  disc_job_free (&d);
   free (cpu);
 }
