@@ -794,11 +794,12 @@ wiener_job (Deconv *d, const float *observed, float *restored)
 
 /* Wiener on the GPU: the source up once in its own samples, read into one
  * plane of its colour there, filtered in place (kernels/wiener.cu: the
- * canvas and the filter within the budget left), written back and down
+ * canvas and its steps within the budget left), written back and down
  * once. */
 static CcStatus
-wiener_gpu (Deconv *d, CcResult *r)
+wiener_gpu (void *data, CcResult *r)
 {
+  Deconv *d = data;
   const uint64_t budget = device_budget (d), source = source_bytes (d);
   CcWienerJob job;
   CcStatus status;
@@ -821,12 +822,6 @@ wiener_gpu (Deconv *d, CcResult *r)
                                       d->o->clamp, r->message, sizeof r->message);
     }
   return gpu_source_down (d, status, r);
-}
-
-static CcStatus
-wiener_on_gpu (void *data, CcResult *r)
-{
-  return wiener_gpu (data, r);
 }
 
 static CcStatus
@@ -920,7 +915,7 @@ cc_deconvolve (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcM
   d.strips = 1;
   {
     const bool rl = p->algorithm == CC_DECONVOLVE_RICHARDSON_LUCY;
-    const CcGpuOrCpu where = { deconv_usable, rl ? rl_on_gpu : wiener_on_gpu,
+    const CcGpuOrCpu where = { deconv_usable, rl ? rl_on_gpu : wiener_gpu,
                                rl ? rl_on_cpu : wiener_on_cpu, &d, false };
 
     status = cc_run_gpu_or_cpu (o->method, &where, note, sizeof note, r);
