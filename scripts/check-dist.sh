@@ -10,7 +10,7 @@ rm -f ./*.tar.gz
 make dist-gzip >dist.log 2>&1 || { tail -20 dist.log; exit 1; }
 tarball=$(ls ./*.tar.gz)
 tar -tzf "$tarball" | sed 's|^[^/]*/||' | sort >dist-files.txt
-(cd "$top" && git ls-files) | grep -v -x -e .ci/run -e .gitignore -e m4/.gitkeep | sort |
+(cd "$top" && git ls-files) | grep -v -x -e .ci/run -e .gitignore -e .gitattributes -e m4/.gitkeep | sort |
   comm -23 - dist-files.txt >dist-missing.txt
 if [ -s dist-missing.txt ]; then
   echo "check-dist: make dist leaves out (add them to Makefile.am):"
