@@ -22,9 +22,10 @@ apt_install ()
 
 quietly apt-get update -qq
 # The engine's sanitizer and fuzzing builds run natively: clang with
-# libFuzzer, GLib for the preset parser.
+# libFuzzer, GLib for the preset parser; python3 and binutils for the
+# layer and ABI checks (scripts/check-layers.sh, scripts/check-abi.sh).
 apt_install autoconf automake make gcc g++ pkg-config ca-certificates \
-            clang libclang-rt-dev libglib2.0-dev libfftw3-dev
+            clang libclang-rt-dev libglib2.0-dev libfftw3-dev python3 binutils
 # GIMP_VERSION (3.0 or 3.2) asks for that GIMP's root whatever the host has.
 if [ -z "${GIMP_VERSION:-}" ] && apt-cache show libgimp-3.0-dev >/dev/null 2>&1; then
   apt_install gimp libgimp-3.0-dev libgegl-dev gegl python3-gi gir1.2-gimp-3.0 \
