@@ -6,7 +6,9 @@
 # compute-sanitizer's tools (TOOLS picks some: "memcheck initcheck").
 # KERNELS, a regular expression, checks only the kernels it names, the rest
 # running unchecked: racecheck over every kernel takes more than 5 minutes,
-# KERNELS='fft_pad|fft_multiply|fft_finish' 21 s (H200).
+# KERNELS='fft_pad|fft_multiply|fft_finish' 21 s (H200).  initcheck sees
+# only the writes of the kernels it checks: name the kernels that write a
+# checked kernel's input too (KERNELS='wiener|source_read|source_write').
 # Prints each summary; fails on any error.
 set -u
 test_gpu=$(cd "$(dirname "$0")/.." && pwd)/_build/tests/test-gpu
