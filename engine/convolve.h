@@ -295,6 +295,7 @@ typedef enum
 #define CC_SHAPE_BLADES_MIN 3
 #define CC_SHAPE_BLADES_MAX 12
 #define CC_SHAPE_INNER_MAX  0.95
+#define CC_SHAPE_ANGLE_MAX  360.0
 
 typedef struct
 {
@@ -480,8 +481,8 @@ typedef struct
   double                noise;        /* Wiener: the balance, finite and >= 0 */
 } CcDeconvolveParams;
 
-/* Defaults: Richardson–Lucy, 30 iterations, from a flat estimate, no total
- * variation; Wiener's noise 0.01. */
+/* The defaults (setting-table.h): Richardson–Lucy from a flat estimate, no
+ * total variation. */
 void         cc_deconvolve_params_init (CcDeconvolveParams *params);
 /* Restores 'src' into 'dst', both in host memory and of one size (the
  * whole image: every output pixel depends on every input pixel).  The

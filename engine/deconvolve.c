@@ -20,6 +20,7 @@
 #include "deconvolve.h"
 #include "deconvolve-steps.h"
 #include "samples.h"
+#include "setting-table.h"
 /* Rows a worker takes at a time in the point-wise steps. */
 #define ROWS_GRAIN 16
 
@@ -30,10 +31,11 @@ void
 cc_deconvolve_params_init (CcDeconvolveParams *p)
 {
   memset (p, 0, sizeof *p);
-  p->algorithm = CC_DECONVOLVE_RICHARDSON_LUCY;
-  p->iterations = 30;
-  p->start = CC_DECONVOLVE_START_FLAT;
-  p->noise = 0.01;
+  p->algorithm = CC_SETTING_DEFAULT (ALGORITHM);
+  p->iterations = CC_SETTING_DEFAULT (ITERATIONS);
+  p->start = CC_SETTING_DEFAULT (INIT);
+  p->tv_weight = CC_SETTING_DEFAULT (TV_WEIGHT);
+  p->noise = CC_SETTING_DEFAULT (NOISE);
 }
 
 const char *

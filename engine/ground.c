@@ -13,6 +13,7 @@
 
 #include "ground.h"
 #include "pixel.h"
+#include "setting-table.h"
 
 CcStatus
 cc_fail (CcResult *result, CcStatus status, const char *format, ...)
@@ -50,11 +51,11 @@ void
 cc_options_init (CcOptions *options)
 {
   memset (options, 0, sizeof *options);
-  options->method          = CC_METHOD_AUTO;
-  options->border          = CC_BORDER_EXTEND;
-  options->clamp           = true;
-  options->alpha_weighting = true;
-  options->affect_alpha    = true;
+  options->method          = CC_SETTING_DEFAULT (METHOD);
+  options->border          = CC_SETTING_DEFAULT (BORDER);
+  options->clamp           = CC_SETTING_DEFAULT (CLAMP);
+  options->alpha_weighting = CC_SETTING_DEFAULT (ALPHA_WEIGHTING);
+  options->affect_alpha    = CC_SETTING_DEFAULT (AFFECT_ALPHA);
 }
 
 void

@@ -191,9 +191,10 @@ cc_mask_shape (const CcShapeSpec *spec, CcMask *mask, double **values, char *mes
                 CC_SHAPE_RADIUS_MIN, CC_SHAPE_RADIUS_MAX);
       return false;
     }
-  if (!isfinite (spec->angle))
+  if (!(fabs (spec->angle) <= CC_SHAPE_ANGLE_MAX))
     {
-      snprintf (message, size, "the angle must be a finite number of degrees");
+      snprintf (message, size, "angle %g: it must be %g to %g degrees", spec->angle,
+                -CC_SHAPE_ANGLE_MAX, CC_SHAPE_ANGLE_MAX);
       return false;
     }
   if (spec->shape == CC_SHAPE_POLYGON &&

@@ -50,17 +50,14 @@
 /* The choices are the engine's own tables (op-properties.h). */
 #include "op-properties.h"
 
-#define OP_BORDER_DEFAULT CC_BORDER_EXTEND
+#define OP_BORDER_DEFAULT CC_SETTING_DEFAULT (BORDER)
 #define OP_CHANNEL_VERB   "Convolve"
 
 #include "op-mask-properties.h"
 
-property_boolean (alpha_weighting, "Alpha weighting", TRUE)
-  description ("Weight colour by alpha, so that transparent pixels' colour does not "
-               "bleed")
+OP_BOOLEAN (ALPHA_WEIGHTING, alpha_weighting)
 
-property_boolean (affect_alpha, "Affect alpha", TRUE)
-  description ("Convolve the alpha channel too; off copies it")
+OP_BOOLEAN (AFFECT_ALPHA, affect_alpha)
 
 #include "op-channel-properties.h"
 

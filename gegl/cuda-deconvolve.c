@@ -30,36 +30,24 @@
 /* The choices are the engine's own tables (op-properties.h). */
 #include "op-properties.h"
 
-#define OP_BORDER_DEFAULT CC_BORDER_MIRROR   /* mirror rings least at the edges */
+#define OP_BORDER_DEFAULT CC_DECONVOLVE_BORDER
 #define OP_CHANNEL_VERB   "Restore"
 
-property_enum (algorithm, "Algorithm", CudaDeconvolveAlgorithm, cuda_deconvolve_algorithm,
-               CC_DECONVOLVE_RICHARDSON_LUCY)
-  description ("richardson-lucy: iterative, for photographs and stars, no negative "
-               "weights; wiener: one step, for a known blur and little noise")
+OP_ENUM (ALGORITHM, algorithm, CudaDeconvolveAlgorithm, cuda_deconvolve_algorithm,
+         CC_SETTING_DEFAULT (ALGORITHM))
 
-property_int (iterations, "Iterations", 30)
-  description ("Richardson-Lucy's steps: more restore more detail, and more noise")
-  value_range (1, CC_DECONVOLVE_ITERATIONS_MAX)
+OP_INT (ITERATIONS, iterations)
   ui_range (1, 200)
   ui_meta ("visible", "algorithm {richardson-lucy}")
 
-property_enum (init, "Start", CudaDeconvolveInit, cuda_deconvolve_init,
-               CC_DECONVOLVE_START_FLAT)
-  description ("What Richardson-Lucy starts from: flat, 0.5 everywhere (as "
-               "scikit-image); image, the blurred image itself")
+OP_ENUM (INIT, init, CudaDeconvolveInit, cuda_deconvolve_init, CC_SETTING_DEFAULT (INIT))
   ui_meta ("visible", "algorithm {richardson-lucy}")
 
-property_double (tv_weight, "Total variation", 0.0)
-  description ("Richardson-Lucy's total-variation weight, which holds noise down: 0 "
-               "is off, 0.002 to 0.01 typical")
-  value_range (0.0, CC_DECONVOLVE_TV_MAX)
+OP_DOUBLE (TV_WEIGHT, tv_weight)
   ui_digits (4)
   ui_meta ("visible", "algorithm {richardson-lucy}")
 
-property_double (noise, "Noise", 0.01)
-  description ("Wiener's noise-to-signal balance: larger is smoother")
-  value_range (0.0, G_MAXDOUBLE)
+OP_DOUBLE (NOISE, noise)
   ui_range (0.0, 1.0)
   ui_digits (4)
   ui_meta ("visible", "algorithm {wiener}")

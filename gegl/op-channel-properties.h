@@ -6,9 +6,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
-property_boolean (linear, "Linear light", TRUE)
-  description ("Work on linear RGB, as GIMP 3 does; off works on the perceptual "
-               "values, as GIMP 2 did")
+OP_BOOLEAN (LINEAR, linear)
 
 property_boolean (red, "Red", TRUE)
   description (OP_CHANNEL_VERB " the red channel; off keeps it")

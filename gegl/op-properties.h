@@ -13,6 +13,28 @@
 
 #include "convolve.h"
 #include "op-state.h"
+#include "setting-table.h"
+
+/* A property made from the settings' table (engine/setting-table.h), which
+ * holds its label, description, default and range; the list adds only
+ * what GIMP's dialog shows (ui_range, ui_meta). */
+#define OP_DOUBLE(ID, name) \
+  property_double (name, CC_SETTING_LABEL (ID), CC_SETTING_DEFAULT (ID)) \
+    description (CC_SETTING_BLURB (ID)) \
+    value_range (CC_SETTING_MIN (ID), CC_SETTING_MAX (ID))
+#define OP_INT(ID, name) \
+  property_int (name, CC_SETTING_LABEL (ID), CC_SETTING_DEFAULT (ID)) \
+    description (CC_SETTING_BLURB (ID)) \
+    value_range (CC_SETTING_MIN (ID), CC_SETTING_MAX (ID))
+#define OP_BOOLEAN(ID, name) \
+  property_boolean (name, CC_SETTING_LABEL (ID), CC_SETTING_DEFAULT (ID)) \
+    description (CC_SETTING_BLURB (ID))
+#define OP_STRING(ID, name) \
+  property_string (name, CC_SETTING_LABEL (ID), CC_SETTING_DEFAULT (ID)) \
+    description (CC_SETTING_BLURB (ID))
+#define OP_ENUM(ID, name, type, type_name, value) \
+  property_enum (name, CC_SETTING_LABEL (ID), type, type_name, value) \
+    description (CC_SETTING_BLURB (ID))
 
 typedef gint                  CudaConvolvePreset;
 typedef CcBorder              CudaConvolveBorder;

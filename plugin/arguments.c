@@ -4,17 +4,64 @@
  */
 #include "config.h"
 
-#include "convolve.h"
 #include "arguments.h"
+
+/* A setting of the table (engine/setting-table.h) as an argument: its label
+ * with the mnemonic, a choice as a string (GIMP 3.0 turns an unknown
+ * GimpChoice into the default before the plug-in sees it, and a script's
+ * typo must be refused, not run), with the choices after its blurb. */
+static void
+add_setting (GimpProcedure *procedure, CcSettingId id, const gchar *choice_default)
+{
+  const CcSetting *s = &cc_settings[id];
+  gchar *label = g_strdup_printf ("%.*s_%s", s->mnemonic, s->label, s->label + s->mnemonic);
+  gchar *blurb = s->type == CC_SETTING_TYPE_CHOICE
+                 ? g_strdup_printf ("%s (%s)", s->blurb, cc_setting_choice_names (id))
+                 : g_strdup (s->blurb);
+
+  switch (s->type)
+    {
+    case CC_SETTING_TYPE_INT:
+      gimp_procedure_add_int_argument (procedure, s->name, label, blurb, (gint) s->min,
+                                       (gint) s->max, (gint) s->value, G_PARAM_READWRITE);
+      break;
+    case CC_SETTING_TYPE_DOUBLE:
+      gimp_procedure_add_double_argument (procedure, s->name, label, blurb, s->min, s->max,
+                                          s->value, G_PARAM_READWRITE);
+      break;
+    case CC_SETTING_TYPE_BOOL:
+      gimp_procedure_add_boolean_argument (procedure, s->name, label, blurb, s->value != 0,
+                                           G_PARAM_READWRITE);
+      break;
+    case CC_SETTING_TYPE_CHOICE:
+      gimp_procedure_add_string_argument (procedure, s->name, label, blurb,
+                                          choice_default ? choice_default
+                                          : cc_setting_choice_name (id, (int) s->value),
+                                          G_PARAM_READWRITE);
+      break;
+    case CC_SETTING_TYPE_TEXT:
+      gimp_procedure_add_string_argument (procedure, s->name, label, blurb, s->text,
+                                          G_PARAM_READWRITE);
+      break;
+    }
+  g_free (label);
+  g_free (blurb);
+}
+
+void
+arguments_add_settings (GimpProcedure *procedure, const CcSettingId *ids, gint n)
+{
+  for (gint i = 0; i < n; i++)
+    add_setting (procedure, ids[i], NULL);
+}
 
 void
 arguments_add_matrix (GimpProcedure *procedure)
 {
-  gimp_procedure_add_string_argument (procedure, "preset", "_Preset",
-                                      "A preset id (see plug-in-cuda-convolve-presets); "
-                                      "when set it supplies mask-width, mask-height, matrix, "
-                                      "divisor and offset, and normalize is ignored",
-                                      "", G_PARAM_READWRITE);
+  static const CcSettingId after[] = { CC_SETTING_ID_DIVISOR, CC_SETTING_ID_OFFSET,
+                                       CC_SETTING_ID_NORMALIZE };
+
+  add_setting (procedure, CC_SETTING_ID_PRESET, NULL);
   gimp_procedure_add_int_argument (procedure, "mask-width", "Mask _width",
                                    "Mask width, odd, 1 to " G_STRINGIFY (CC_MASK_MAX)
                                    " (1: a vertical 1D mask)",
@@ -27,51 +74,23 @@ arguments_add_matrix (GimpProcedure *procedure)
                                             "The mask, row-major, mask-width x mask-height "
                                             "values; empty: the identity (centre 1)",
                                             G_PARAM_READWRITE);
-  gimp_procedure_add_double_argument (procedure, "divisor", "_Divisor",
-                                      "The weighted sum is divided by this (not 0)",
-                                      -G_MAXDOUBLE, G_MAXDOUBLE, 1.0, G_PARAM_READWRITE);
-  gimp_procedure_add_double_argument (procedure, "offset", "O_ffset",
-                                      "Then this is added, in the 0..1 scale",
-                                      -G_MAXDOUBLE, G_MAXDOUBLE, 0.0, G_PARAM_READWRITE);
-  gimp_procedure_add_boolean_argument (procedure, "normalize", "_Normalize",
-                                       "Divisor and offset from the mask's sum: sum > 0: "
-                                       "divisor = sum; sum < 0: divisor = -sum, offset = 1; "
-                                       "sum = 0: divisor = 1, offset = 0.5",
-                                       FALSE, G_PARAM_READWRITE);
+  arguments_add_settings (procedure, after, G_N_ELEMENTS (after));
 }
 
 void
-arguments_add_border_method (GimpProcedure *procedure, const gchar *border_default)
+arguments_add_border_method (GimpProcedure *procedure, CcBorder border_default)
 {
-  gchar *blurb;
-
-  /* Strings rather than GimpChoice: GIMP 3.0 turns an unknown choice into
-   * the default before the plug-in sees it, and a script's typo must be
-   * refused, not run. */
-  gimp_procedure_add_string_argument (procedure, "border", "_Border",
-                                      "What lies beyond the drawable's edges: \"zero\" "
-                                      "(0, transparent where there is alpha), \"extend\" "
-                                      "(the edge pixel repeats), \"wrap\" (the drawable "
-                                      "repeats), \"mirror\" (it reflects, the edge pixel "
-                                      "not repeated), \"black\" or \"white\" (opaque); "
-                                      "GEGL's \"none\", \"clamp\" and \"loop\" name "
-                                      "zero, extend and wrap",
-                                      border_default, G_PARAM_READWRITE);
-  blurb = g_strdup_printf ("How to compute it: %s (\"auto\": the fastest; the CPU where "
-                           "no GPU is usable)", cc_method_names ());
-  gimp_procedure_add_string_argument (procedure, "method", "M_ethod", blurb, "auto",
-                                      G_PARAM_READWRITE);
-  g_free (blurb);
+  add_setting (procedure, CC_SETTING_ID_BORDER,
+               cc_setting_choice_name (CC_SETTING_ID_BORDER, border_default));
+  add_setting (procedure, CC_SETTING_ID_METHOD, NULL);
 }
 
 void
-arguments_add_channels (GimpProcedure *procedure, const gchar *linear_blurb,
-                        const gchar *verb, const gchar *done)
+arguments_add_channels (GimpProcedure *procedure, const gchar *verb, const gchar *done)
 {
   gchar *blurb;
 
-  gimp_procedure_add_boolean_argument (procedure, "linear", "_Linear light", linear_blurb,
-                                       TRUE, G_PARAM_READWRITE);
+  add_setting (procedure, CC_SETTING_ID_LINEAR, NULL);
   blurb = g_strdup_printf ("%s the red channel; off keeps it (on gray drawables gray is "
                            "%s unless red, green and blue are all off)", verb, done);
   gimp_procedure_add_boolean_argument (procedure, "red", "_Red", blurb, TRUE,
@@ -90,32 +109,11 @@ arguments_add_channels (GimpProcedure *procedure, const gchar *linear_blurb,
 void
 arguments_add_shape (GimpProcedure *procedure)
 {
-  gchar *blurb;
+  static const CcSettingId shape[] = { CC_SETTING_ID_SHAPE, CC_SETTING_ID_RADIUS,
+                                       CC_SETTING_ID_ANGLE, CC_SETTING_ID_BLADES,
+                                       CC_SETTING_ID_INNER };
 
-  blurb = g_strdup_printf ("The mask made from a shape, scaled to sum 1, each cell the "
-                           "area of the shape over it: %s; \"matrix\" (the default): "
-                           "the preset, or mask-width, mask-height, matrix, divisor, "
-                           "offset and normalize, which a shape ignores",
-                           cc_shape_names ());
-  gimp_procedure_add_string_argument (procedure, "shape", "S_hape", blurb, "matrix",
-                                      G_PARAM_READWRITE);
-  g_free (blurb);
-  gimp_procedure_add_double_argument (procedure, "radius", "Ra_dius",
-                                      "The shape's radius in pixels (gaussian: three "
-                                      "standard deviations; box: 2 x radius + 1 wide; "
-                                      "motion: a line 2 x radius + 1 long)",
-                                      CC_SHAPE_RADIUS_MIN, CC_SHAPE_RADIUS_MAX,
-                                      5.0, G_PARAM_READWRITE);
-  gimp_procedure_add_double_argument (procedure, "angle", "An_gle",
-                                      "polygon and motion: degrees counter-clockwise (0: "
-                                      "a corner at the top, a line across)",
-                                      -360.0, 360.0, 0.0, G_PARAM_READWRITE);
-  gimp_procedure_add_int_argument (procedure, "blades", "Bla_des", "polygon: its sides",
-                                   CC_SHAPE_BLADES_MIN, CC_SHAPE_BLADES_MAX, 6,
-                                   G_PARAM_READWRITE);
-  gimp_procedure_add_double_argument (procedure, "inner", "_Inner",
-                                      "ring: the hole's radius over the radius",
-                                      0.0, CC_SHAPE_INNER_MAX, 0.5, G_PARAM_READWRITE);
+  arguments_add_settings (procedure, shape, G_N_ELEMENTS (shape));
   gimp_procedure_add_drawable_argument (procedure, "mask-drawable", "Mask _layer",
                                         "A layer (or channel) as the mask: each pixel's "
                                         "luminance in linear light times its alpha, scaled "

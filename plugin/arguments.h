@@ -9,15 +9,20 @@
 
 #include <libgimp/gimp.h>
 
+#include "setting-table.h"
+
+/* The settings 'ids' (engine/setting-table.h), in that order. */
+void arguments_add_settings      (GimpProcedure     *procedure,
+                                  const CcSettingId *ids,
+                                  gint               n);
 /* preset, mask-width, mask-height, matrix, divisor, offset, normalize. */
 void arguments_add_matrix        (GimpProcedure *procedure);
 /* border (its default named) and method. */
 void arguments_add_border_method (GimpProcedure *procedure,
-                                  const gchar   *border_default);
-/* linear (its blurb the procedure's), red, green and blue; 'verb' and
- * 'done' say what happens to a channel ("Convolve", "convolved"). */
+                                  CcBorder       border_default);
+/* linear, red, green and blue; 'verb' and 'done' say what happens to a
+ * channel ("Convolve", "convolved"). */
 void arguments_add_channels      (GimpProcedure *procedure,
-                                  const gchar   *linear_blurb,
                                   const gchar   *verb,
                                   const gchar   *done);
 /* shape, radius, angle, blades, inner and mask-drawable. */

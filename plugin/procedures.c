@@ -129,21 +129,13 @@ convolve_set_i18n (GimpPlugIn   *plug_in,
 static void
 add_arguments (GimpProcedure *procedure)
 {
+  static const CcSettingId applied[] = { CC_SETTING_ID_CLAMP, CC_SETTING_ID_ALPHA_WEIGHTING,
+                                         CC_SETTING_ID_AFFECT_ALPHA };
+
   arguments_add_matrix (procedure);
-  arguments_add_border_method (procedure, "extend");
-  gimp_procedure_add_boolean_argument (procedure, "clamp", "_Clamp",
-                                       "Clamp results to [0,1]; off keeps HDR values of "
-                                       "float layers", TRUE, G_PARAM_READWRITE);
-  gimp_procedure_add_boolean_argument (procedure, "alpha-weighting", "_Alpha weighting",
-                                       "Weight colour by alpha, so that transparent pixels' "
-                                       "colour does not bleed", TRUE, G_PARAM_READWRITE);
-  gimp_procedure_add_boolean_argument (procedure, "affect-alpha", "Affect al_pha",
-                                       "Convolve the alpha channel too; off copies it",
-                                       TRUE, G_PARAM_READWRITE);
-  arguments_add_channels (procedure,
-                          "Work on linear RGB, as GIMP's own Convolution Matrix does, "
-                          "rather than on perceptual R'G'B' values (GIMP 2's convmatrix), "
-                          "in the image's own colour space", "Convolve", "convolved");
+  arguments_add_border_method (procedure, CC_SETTING_DEFAULT (BORDER));
+  arguments_add_settings (procedure, applied, G_N_ELEMENTS (applied));
+  arguments_add_channels (procedure, "Convolve", "convolved");
   /* The shape's arguments come last, so that calls written before them
    * keep their places. */
   arguments_add_shape (procedure);
@@ -157,34 +149,15 @@ add_arguments (GimpProcedure *procedure)
 static void
 add_deconvolve_arguments (GimpProcedure *procedure)
 {
+  static const CcSettingId own[] = { CC_SETTING_ID_ALGORITHM, CC_SETTING_ID_ITERATIONS,
+                                     CC_SETTING_ID_INIT, CC_SETTING_ID_TV_WEIGHT,
+                                     CC_SETTING_ID_NOISE };
+
   arguments_add_shape (procedure);
   arguments_add_matrix (procedure);
-  /* A mirrored border rings least where a deconvolution meets the edge. */
-  arguments_add_border_method (procedure, "mirror");
-  arguments_add_channels (procedure,
-                          "Restore linear RGB, the light the blur mixed, rather than "
-                          "perceptual R'G'B' values, in the image's own colour space",
-                          "Restore", "restored");
-  gimp_procedure_add_string_argument (procedure, "algorithm", "_Algorithm",
-                                      "\"richardson-lucy\": iterative, for photographs "
-                                      "and stars, no negative weights; \"wiener\": one "
-                                      "step, for a known blur and little noise",
-                                      "richardson-lucy", G_PARAM_READWRITE);
-  gimp_procedure_add_int_argument (procedure, "iterations", "It_erations",
-                                   "Richardson-Lucy's steps: more restore more detail, and "
-                                   "more noise", 1, CC_DECONVOLVE_ITERATIONS_MAX, 30,
-                                   G_PARAM_READWRITE);
-  gimp_procedure_add_string_argument (procedure, "init", "S_tart",
-                                      "What Richardson-Lucy starts from: \"flat\", 0.5 "
-                                      "everywhere (as scikit-image); \"image\", the "
-                                      "blurred image itself", "flat", G_PARAM_READWRITE);
-  gimp_procedure_add_double_argument (procedure, "tv-weight", "_Total variation",
-                                      "Richardson-Lucy's total-variation weight, which "
-                                      "holds noise down: 0 is off, 0.002 to 0.01 typical",
-                                      0.0, CC_DECONVOLVE_TV_MAX, 0.0, G_PARAM_READWRITE);
-  gimp_procedure_add_double_argument (procedure, "noise", "N_oise",
-                                      "Wiener's noise-to-signal balance: larger is smoother",
-                                      0.0, G_MAXDOUBLE, 0.01, G_PARAM_READWRITE);
+  arguments_add_border_method (procedure, CC_DECONVOLVE_BORDER);
+  arguments_add_channels (procedure, "Restore", "restored");
+  arguments_add_settings (procedure, own, G_N_ELEMENTS (own));
   arguments_add_return_values (procedure, "");
 }
 
@@ -315,8 +288,9 @@ apply_filter (GimpDrawable *drawable, const RenderSettings *s, Applied *applied)
   if (!filter)
     {
       g_message ("GIMP has no %s operation (its GEGL module is not installed where GEGL "
-                 "looks); the plug-in computes the result itself, which is slower",
-                 filter_operation (s));
+                 "looks); the plug-in computes the result itself, which is slower.  The "
+                 "release tarball's install.sh adds the operation, with its canvas preview "
+                 "and editable effects", filter_operation (s));
       if (report)
         g_unlink (report);
       g_free (report);

@@ -230,6 +230,13 @@ if [ -n "$module" ]; then
   done
   run python-fu-eval "exec(open('$srcdir/tests/gimp/op.py').read())" op
   run python-fu-eval "exec(open('$srcdir/tests/gimp/deconvolve-op.py').read())" deconvolve-op
+  # Both procedures and both operations against the settings' table.
+  if "$builddir/tests/test-settings" --print >"$tmp/settings.tsv" 2>/dev/null; then
+    CC_SETTINGS_TABLE="$tmp/settings.tsv" \
+      run python-fu-eval "exec(open('$srcdir/tests/gimp/settings.py').read())" settings
+  else
+    echo "SKIP: the settings' table: no tests/test-settings in $builddir"
+  fi
   # Each mask the suite's deconvolution refused said why in GIMP's log, once;
   # so did Wiener, where the CPU has none.
   for word in "Richardson-Lucy takes no negative weights" "a blur has no offset" \

@@ -249,7 +249,7 @@ expect 2 --deconvolve lucy "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --deconvolve wiener --noise x "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --deconvolve richardson-lucy --iterations 2.5 "$tmp/g8.pgm" "$tmp/x.pgm"
 expect 2 --deconvolve richardson-lucy --init middle "$tmp/g8.pgm" "$tmp/x.pgm"
-expect 1 --deconvolve richardson-lucy --iterations 0 "$tmp/g8.pgm" "$tmp/x.pgm" &&
+expect 2 --deconvolve richardson-lucy --iterations 0 "$tmp/g8.pgm" "$tmp/x.pgm" &&
   grep -q "iterations" "$tmp/err.txt" || fail "0 iterations: $(cat "$tmp/err.txt")"
 expect 1 --deconvolve richardson-lucy --matrix "0,-1,0;-1,5,-1;0,-1,0" "$tmp/g8.pgm" \
   "$tmp/x.pgm" && grep -q "negative" "$tmp/err.txt" || fail "negative weights: $(cat "$tmp/err.txt")"
@@ -502,6 +502,50 @@ else
   [ "$(ls "$tmp/pngs-out" | tr '\n' ' ')" = "c8.png g8.png rgba.png " ] ||
     fail "PNG batch wrote: $(ls -a "$tmp/pngs-out")"
 fi
+
+# ---- The settings' table (tests/test-settings --print) ------------------------
+# Each number setting is an option whose help gives the table's range and
+# default, taken at its bounds and refused just past them; each choice's
+# default is named in the help.
+"${top_builddir:-.}/tests/test-settings" --print >"$tmp/table.tsv" ||
+  fail "test-settings --print"
+"$tool" --help >"$tmp/help.txt"
+tr '\n' ' ' <"$tmp/help.txt" | tr -s ' ' >"$tmp/help1.txt"
+while IFS='	' read -r name type min max def label_blurb; do
+  case $name in
+    radius|angle|blades|inner) ctx="--shape motion"; [ "$name" = blades ] && ctx="--shape polygon"
+                               [ "$name" = inner ] && ctx="--shape ring" ;;
+    iterations|tv-weight) ctx="--deconvolve richardson-lucy" ;;
+    noise) ctx="--deconvolve wiener" ;;
+    *) ctx= ;;
+  esac
+  case $type in
+    int|double)
+      grep -q -- "--$name " "$tmp/help.txt" || { fail "--help has no --$name"; continue; }
+      d=$(printf '%g' "$def")
+      grep -q -- "default $d)" "$tmp/help1.txt" || fail "--help: no 'default $d' for --$name"
+      [ -n "$ctx" ] || continue
+      lo=$(printf '%g' "$min"); hi=$(printf '%g' "$max")
+      below=$(awk -v v="$min" -v t="$type" 'BEGIN { print (t == "int" ? v - 1 : v - 0.001) }')
+      grep -q -- "($lo to $hi, default $d)" "$tmp/help1.txt" ||
+        grep -q -- "($lo or more, default $d)" "$tmp/help1.txt" ||
+        fail "--help: --$name's range is not the table's ($lo to $hi)"
+      expect 0 $ctx "--$name" "$lo" "$tmp/g8.pgm" "$tmp/x.pgm" ||
+        fail "--$name $lo (its minimum) refused"
+      expect 2 $ctx "--$name" "$below" "$tmp/g8.pgm" "$tmp/x.pgm" ||
+        fail "--$name $below (below its minimum) taken"
+      case $hi in *e+*) continue ;; esac
+      above=$(awk -v v="$max" -v t="$type" 'BEGIN { print (t == "int" ? v + 1 : v + 0.001) }')
+      expect 0 $ctx "--$name" "$hi" "$tmp/g8.pgm" "$tmp/x.pgm" ||
+        fail "--$name $hi (its maximum) refused"
+      expect 2 $ctx "--$name" "$above" "$tmp/g8.pgm" "$tmp/x.pgm" ||
+        fail "--$name $above (past its maximum) taken"
+      ;;
+    choice)
+      grep -q -- "default $def)" "$tmp/help1.txt" || fail "--help: no 'default $def'" ;;
+  esac
+done <"$tmp/table.tsv"
+[ "$(wc -l <"$tmp/table.tsv")" -ge 20 ] || fail "the table has $(wc -l <"$tmp/table.tsv") rows"
 
 echo "test-tool: $failures failure(s)"
 [ "$failures" -eq 0 ]

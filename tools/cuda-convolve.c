@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -24,75 +25,117 @@
 #include "job.h"
 #include "outputs.h"
 #include "pipeline.h"
+#include "setting-table.h"
 #ifdef HAVE_GLIB
 #include "preset.h"
 #endif
 
-static const char usage[] =
-  "Usage: cuda-convolve [OPTION]... IN OUT\n"
-  "  or:  cuda-convolve [OPTION]... IN... -o DIR\n"
-  "Convolve image IN with a mask and write OUT, in the format OUT's name asks for;\n"
-  "or each IN into DIR, under its own name and in its own format.\n"
-  "\n"
-  "  -o, --output-dir DIR  write each output into DIR (made if missing)\n"
-  "  --preset ID           the mask, divisor and offset of a preset (see\n"
-  "                        --list-presets); not with --matrix, --divisor, --offset\n"
-  "                        or --normalize\n"
-  "  --list-presets        print each preset's id, size and name\n"
-  "  --matrix TEXT         the mask, rows separated by ';' (or new lines), values\n"
-  "                        by ',' (default \"0,0,0;0,1,0;0,0,0\", the identity);\n"
-  "                        @FILE reads that text from FILE, - from standard input\n"
-  "  --divisor X           divide the weighted sum by X (default 1)\n"
-  "  --offset X            then add X, in the 0..1 scale (default 0)\n"
-  "  --normalize           divisor and offset from the mask's sum (GIMP's rule)\n"
-  "  --shape NAME          the mask made from a shape, scaled to sum 1 (not with\n"
-  "                        --preset, --matrix, --divisor, --offset, --normalize):\n"
-  "                        gaussian (three standard deviations at the radius),\n"
-  "                        disc, polygon, ring, box (2 x radius + 1 wide) or\n"
-  "                        motion (a line 2 x radius + 1 long)\n"
-  "  --radius R            its radius in pixels, 0.5 to 511 (default 5)\n"
-  "  --angle DEG           polygon and motion: turned counter-clockwise (default 0:\n"
-  "                        a corner at the top, a line across)\n"
-  "  --blades N            polygon: 3 to 12 sides (default 6)\n"
-  "  --inner F             ring: the hole's radius over the radius, 0 to 0.95\n"
-  "                        (default 0.5)\n"
-  "  --mask-image FILE     the mask made from an image (any format this tool\n"
-  "                        reads): each pixel's luminance in linear light times\n"
-  "                        its alpha, scaled to sum 1, up to 1023x1023 (an even\n"
-  "                        side gains a zero column or row); not with --preset,\n"
-  "                        --matrix, --shape, --divisor, --offset, --normalize\n"
-  "  --print-matrix        print the mask's values in the text form --matrix takes\n"
-  "                        and stop (the divisor and offset are not part of it)\n"
-  "  --border MODE         zero, extend, wrap, mirror, black or white (default\n"
-  "                        extend); GEGL's none, clamp and loop name zero, extend\n"
-  "                        and wrap\n"
-  "  --method NAME         one of the methods below (default auto)\n"
-  "  --perceptual          convolve perceptual values, as the procedure's linear\n"
-  "                        FALSE (GIMP 2's convmatrix); by default each file is\n"
-  "                        convolved in linear light of its own colour space,\n"
-  "                        as GIMP 3 does\n"
-  "  --channels LIST       the channels to convolve, a subset of rgba (default\n"
-  "                        rgba); the others keep their values; on gray images\n"
-  "                        any of r, g, b means gray\n"
-  "  --no-clamp            keep results outside [0,1] (float output only)\n"
-  "  --no-alpha-weighting  convolve colour without weighting it by alpha\n"
-  "  --keep-alpha          copy the alpha channel instead of convolving it (as\n"
-  "                        leaving a out of --channels)\n"
-  "  --deconvolve ALGO     undo a blur by the mask instead of convolving:\n"
-  "                        richardson-lucy (iterative, for photographs and stars)\n"
-  "                        or wiener (one step, for a known blur and low noise);\n"
-  "                        the mask is scaled to sum 1, the border defaults to\n"
-  "                        mirror, alpha is kept\n"
-  "  --iterations N        richardson-lucy: 1 to 1000 (default 30)\n"
-  "  --init START          richardson-lucy starts flat (0.5 everywhere, as\n"
-  "                        scikit-image; the default) or from the image\n"
-  "  --tv-weight X         richardson-lucy: total-variation weight against noise,\n"
-  "                        0 (off, the default) to 0.1; 0.002 to 0.01 is typical\n"
-  "  --noise X             wiener: the noise-to-signal balance, 0 or more (default\n"
-  "                        0.01); larger is smoother\n"
-  "  --verbose             print the method, the device and the times\n"
-  "  --help                print this help\n"
-  "  --version             print the version\n";
+/* ---- Usage ------------------------------------------------------------------- */
+
+/* One option's help: its text wrapped to 80 columns, from column 24. */
+static void
+usage_line (const char *option, const char *text)
+{
+  enum { INDENT = 24, WIDTH = 80 };
+  int column = printf ("  %s", option);
+
+  if (column >= INDENT - 1)
+    column = printf ("\n") - 1;
+  for (const char *p = text; *p;)
+    {
+      const int n = (int) strcspn (p, " ");
+
+      if (column < INDENT)
+        column += printf ("%*s", INDENT - column, "");
+      else if (column + 1 + n > WIDTH)
+        column = printf ("\n%*s", INDENT, "") - 1;
+      else
+        column += printf (" ");
+      column += printf ("%.*s", n, p);
+      p += n + strspn (p + n, " ");
+    }
+  putchar ('\n');
+}
+
+/* A setting's help from the table (engine/setting-table.h): its
+ * description, range and default, then 'extra'. */
+static void
+usage_setting (const char *option, CcSettingId id, const char *extra)
+{
+  const CcSetting *s = &cc_settings[id];
+  char text[1024], range[128] = "";
+
+  if (s->type == CC_SETTING_TYPE_INT || s->type == CC_SETTING_TYPE_DOUBLE)
+    {
+      if (s->max < DBL_MAX)
+        snprintf (range, sizeof range, " (%g to %g, default %g)", s->min, s->max, s->value);
+      else if (s->min > -DBL_MAX)
+        snprintf (range, sizeof range, " (%g or more, default %g)", s->min, s->value);
+      else
+        snprintf (range, sizeof range, " (default %g)", s->value);
+    }
+  else if (s->type == CC_SETTING_TYPE_CHOICE)
+    snprintf (range, sizeof range, " (%s; default %s)", cc_setting_choice_names (id),
+              cc_setting_choice_name (id, (int) s->value));
+  else if (s->type == CC_SETTING_TYPE_TEXT && s->text[0])
+    snprintf (range, sizeof range, " (default \"%s\")", s->text);
+  snprintf (text, sizeof text, "%s%s%s", s->blurb, range, extra);
+  usage_line (option, text);
+}
+
+static void
+usage (void)
+{
+  fputs ("Usage: cuda-convolve [OPTION]... IN OUT\n"
+         "  or:  cuda-convolve [OPTION]... IN... -o DIR\n"
+         "Convolve image IN with a mask and write OUT, in the format OUT's name asks for;\n"
+         "or each IN into DIR, under its own name and in its own format.\n\n", stdout);
+  usage_line ("-o, --output-dir DIR", "write each output into DIR (made if missing)");
+  usage_setting ("--preset ID", CC_SETTING_ID_PRESET, " (see --list-presets); not with "
+                 "--matrix, --divisor, --offset or --normalize");
+  usage_line ("--list-presets", "print each preset's id, size and name");
+  usage_setting ("--matrix TEXT", CC_SETTING_ID_MATRIX, "; new lines separate rows too; "
+                 "@FILE reads the text from FILE, - from standard input");
+  usage_setting ("--divisor X", CC_SETTING_ID_DIVISOR, "");
+  usage_setting ("--offset X", CC_SETTING_ID_OFFSET, "");
+  usage_setting ("--normalize", CC_SETTING_ID_NORMALIZE, "");
+  usage_setting ("--shape NAME", CC_SETTING_ID_SHAPE, "; not with --preset, --matrix, "
+                 "--divisor, --offset or --normalize");
+  usage_setting ("--radius R", CC_SETTING_ID_RADIUS, "");
+  usage_setting ("--angle DEG", CC_SETTING_ID_ANGLE, "");
+  usage_setting ("--blades N", CC_SETTING_ID_BLADES, "");
+  usage_setting ("--inner F", CC_SETTING_ID_INNER, "");
+  usage_line ("--mask-image FILE", "the mask made from an image (any format this tool "
+              "reads): each pixel's luminance in linear light times its alpha, scaled to "
+              "sum 1, up to " CC_SETTING_STRING (CC_MASK_MAX) "x"
+              CC_SETTING_STRING (CC_MASK_MAX) " (an even side gains a zero column or row); "
+              "not with --preset, --matrix, --shape, --divisor, --offset, --normalize");
+  usage_line ("--print-matrix", "print the mask's values in the text form --matrix takes "
+              "and stop (the divisor and offset are not part of it)");
+  usage_setting ("--border MODE", CC_SETTING_ID_BORDER, "; a deconvolution's default is "
+                 "mirror");
+  usage_setting ("--method NAME", CC_SETTING_ID_METHOD, " (see Methods below)");
+  usage_line ("--perceptual", "convolve perceptual values, as the procedure's linear "
+              "FALSE (GIMP 2's convmatrix); by default each file is convolved in linear "
+              "light of its own colour space, as GIMP 3 does");
+  usage_line ("--channels LIST", "the channels to convolve, a subset of rgba (default "
+              "rgba); the others keep their values; on gray images any of r, g, b means "
+              "gray");
+  usage_line ("--no-clamp", "keep results outside [0,1] (float output only)");
+  usage_line ("--no-alpha-weighting", "convolve colour without weighting it by alpha");
+  usage_line ("--keep-alpha", "copy the alpha channel instead of convolving it (as "
+              "leaving a out of --channels)");
+  usage_setting ("--deconvolve ALGO", CC_SETTING_ID_ALGORITHM, ": undo a blur by the "
+                 "mask instead of convolving; the mask is scaled to sum 1, the border "
+                 "defaults to mirror, alpha is kept");
+  usage_setting ("--iterations N", CC_SETTING_ID_ITERATIONS, "");
+  usage_setting ("--init START", CC_SETTING_ID_INIT, "");
+  usage_setting ("--tv-weight X", CC_SETTING_ID_TV_WEIGHT, "");
+  usage_setting ("--noise X", CC_SETTING_ID_NOISE, "");
+  usage_line ("--verbose", "print the method, the device and the times");
+  usage_line ("--help", "print this help");
+  usage_line ("--version", "print the version");
+}
 
 /* ---- Options ----------------------------------------------------------------- */
 
@@ -388,309 +431,358 @@ say_stage (const char *stage, void *user_data)
     }
 }
 
-int
-main (int argc, char **argv)
-{
-  enum { OPT_MATRIX = 256, OPT_DIVISOR, OPT_OFFSET, OPT_NORMALIZE, OPT_BORDER,
-         OPT_METHOD, OPT_PERCEPTUAL, OPT_CHANNELS, OPT_NO_CLAMP, OPT_NO_WEIGHT,
-         OPT_KEEP_ALPHA, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_PRESET, OPT_LIST_PRESETS,
-         OPT_SHAPE, OPT_RADIUS, OPT_ANGLE, OPT_BLADES, OPT_INNER, OPT_PRINT_MATRIX,
-         OPT_MASK_IMAGE, OPT_DECONVOLVE, OPT_ITERATIONS, OPT_INIT, OPT_TV_WEIGHT,
-         OPT_NOISE };
-  static const struct option longopts[] = {
-    { "output-dir",         required_argument, NULL, 'o' },
-    { "preset",             required_argument, NULL, OPT_PRESET },
-    { "list-presets",       no_argument,       NULL, OPT_LIST_PRESETS },
-    { "matrix",             required_argument, NULL, OPT_MATRIX },
-    { "divisor",            required_argument, NULL, OPT_DIVISOR },
-    { "offset",             required_argument, NULL, OPT_OFFSET },
-    { "normalize",          no_argument,       NULL, OPT_NORMALIZE },
-    { "shape",              required_argument, NULL, OPT_SHAPE },
-    { "radius",             required_argument, NULL, OPT_RADIUS },
-    { "angle",              required_argument, NULL, OPT_ANGLE },
-    { "blades",             required_argument, NULL, OPT_BLADES },
-    { "inner",              required_argument, NULL, OPT_INNER },
-    { "print-matrix",       no_argument,       NULL, OPT_PRINT_MATRIX },
-    { "mask-image",         required_argument, NULL, OPT_MASK_IMAGE },
-    { "border",             required_argument, NULL, OPT_BORDER },
-    { "method",             required_argument, NULL, OPT_METHOD },
-    { "perceptual",         no_argument,       NULL, OPT_PERCEPTUAL },
-    { "channels",           required_argument, NULL, OPT_CHANNELS },
-    { "no-clamp",           no_argument,       NULL, OPT_NO_CLAMP },
-    { "no-alpha-weighting", no_argument,       NULL, OPT_NO_WEIGHT },
-    { "keep-alpha",         no_argument,       NULL, OPT_KEEP_ALPHA },
-    { "deconvolve",         required_argument, NULL, OPT_DECONVOLVE },
-    { "iterations",         required_argument, NULL, OPT_ITERATIONS },
-    { "init",               required_argument, NULL, OPT_INIT },
-    { "tv-weight",          required_argument, NULL, OPT_TV_WEIGHT },
-    { "noise",              required_argument, NULL, OPT_NOISE },
-    { "verbose",            no_argument,       NULL, OPT_VERBOSE },
-    { "help",               no_argument,       NULL, OPT_HELP },
-    { "version",            no_argument,       NULL, OPT_VERSION },
-    { NULL, 0, NULL, 0 }
-  };
-  Settings s = { .convolve = { true, true, true, true } };
-  const char *matrix = NULL, *preset = NULL, *dir = NULL;
-  double divisor = 1.0, offset = 0.0;
-  bool normalize = false, divisor_given = false, offset_given = false, need_files = false;
-  bool print_matrix = false;
-  const char *mask_image = NULL;
-  const char *shape_option = NULL;   /* the first of --radius, --angle, ... given */
-  const char *deconvolve_option = NULL;   /* the first of --iterations, --noise, ... given */
-  bool border_given = false;
-  CcShapeSpec shape = { CC_SHAPE_MATRIX, 5.0, 0.0, 6, 0.5 };
-  double number;
-  double *values = NULL;
-  char error[1024];
-  Job *jobs;
-  int opt, n_jobs, status;
+/* ---- The command line ---------------------------------------------------------- */
 
-  cc_options_init (&s.options);
-  cc_deconvolve_params_init (&s.deconvolution);
-  s.options.stage = say_stage;
+/* What the options said, before the mask is made. */
+typedef struct
+{
+  Settings    s;
+  const char *matrix, *preset, *dir, *mask_image;
+  double      divisor, offset;
+  bool        normalize, divisor_given, offset_given, border_given, print_matrix;
+  const char *shape_option;        /* the first of --radius, --angle, ... given */
+  const char *deconvolve_option;   /* the first of --iterations, --noise, ... given */
+  CcShapeSpec shape;
+} Options;
+
+/* The options that are settings of the table are numbered past these, as
+ * OPT_SETTING + their CcSettingId. */
+enum { OPT_NORMALIZE = 256, OPT_PERCEPTUAL, OPT_CHANNELS, OPT_NO_CLAMP, OPT_NO_WEIGHT,
+       OPT_KEEP_ALPHA, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_LIST_PRESETS,
+       OPT_PRINT_MATRIX, OPT_MASK_IMAGE, OPT_SETTING };
+
+#define SETTING_OPTION(name, id) \
+  { name, required_argument, NULL, OPT_SETTING + CC_SETTING_ID_##id }
+static const struct option longopts[] = {
+  { "output-dir",         required_argument, NULL, 'o' },
+  SETTING_OPTION ("preset", PRESET),
+  { "list-presets",       no_argument,       NULL, OPT_LIST_PRESETS },
+  SETTING_OPTION ("matrix", MATRIX),
+  SETTING_OPTION ("divisor", DIVISOR),
+  SETTING_OPTION ("offset", OFFSET),
+  { "normalize",          no_argument,       NULL, OPT_NORMALIZE },
+  SETTING_OPTION ("shape", SHAPE),
+  SETTING_OPTION ("radius", RADIUS),
+  SETTING_OPTION ("angle", ANGLE),
+  SETTING_OPTION ("blades", BLADES),
+  SETTING_OPTION ("inner", INNER),
+  { "print-matrix",       no_argument,       NULL, OPT_PRINT_MATRIX },
+  { "mask-image",         required_argument, NULL, OPT_MASK_IMAGE },
+  SETTING_OPTION ("border", BORDER),
+  SETTING_OPTION ("method", METHOD),
+  { "perceptual",         no_argument,       NULL, OPT_PERCEPTUAL },
+  { "channels",           required_argument, NULL, OPT_CHANNELS },
+  { "no-clamp",           no_argument,       NULL, OPT_NO_CLAMP },
+  { "no-alpha-weighting", no_argument,       NULL, OPT_NO_WEIGHT },
+  { "keep-alpha",         no_argument,       NULL, OPT_KEEP_ALPHA },
+  SETTING_OPTION ("deconvolve", ALGORITHM),
+  SETTING_OPTION ("iterations", ITERATIONS),
+  SETTING_OPTION ("init", INIT),
+  SETTING_OPTION ("tv-weight", TV_WEIGHT),
+  SETTING_OPTION ("noise", NOISE),
+  { "verbose",            no_argument,       NULL, OPT_VERBOSE },
+  { "help",               no_argument,       NULL, OPT_HELP },
+  { "version",            no_argument,       NULL, OPT_VERSION },
+  { NULL, 0, NULL, 0 }
+};
+
+/* A number setting's value from its text: whole for an integer one,
+ * saturated to int's range (the engine then refuses it by the table's). */
+static int
+set_number (Options *o, CcSettingId id, const char *option, const char *arg)
+{
+  const bool whole = cc_settings[id].type == CC_SETTING_TYPE_INT;
+  double v;
+  int n;
+
+  if (!parse_number (arg, &v) || (whole && v != floor (v)) ||
+      (id == CC_SETTING_ID_DIVISOR && v == 0.0))
+    return die (2, "--%s: '%s' is not a%s number", option, arg,
+                whole ? " whole" : id == CC_SETTING_ID_DIVISOR ? " non-zero" : "");
+  if (v < cc_settings[id].min || v > cc_settings[id].max)
+    return cc_settings[id].max < DBL_MAX
+           ? die (2, "--%s: %s is not within %g to %g", option, arg, cc_settings[id].min,
+                  cc_settings[id].max)
+           : die (2, "--%s: %s is below %g", option, arg, cc_settings[id].min);
+  n = v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : (int) v;
+  switch (id)
+    {
+    case CC_SETTING_ID_RADIUS:     o->shape.radius = v; break;
+    case CC_SETTING_ID_ANGLE:      o->shape.angle = v; break;
+    case CC_SETTING_ID_BLADES:     o->shape.blades = n; break;
+    case CC_SETTING_ID_INNER:      o->shape.inner = v; break;
+    case CC_SETTING_ID_DIVISOR:    o->divisor = v; o->divisor_given = true; return 0;
+    case CC_SETTING_ID_OFFSET:     o->offset = v; o->offset_given = true; return 0;
+    case CC_SETTING_ID_ITERATIONS: o->s.deconvolution.iterations = n; break;
+    case CC_SETTING_ID_TV_WEIGHT:  o->s.deconvolution.tv_weight = v; break;
+    case CC_SETTING_ID_NOISE:      o->s.deconvolution.noise = v; break;
+    default:                       return die (1, "--%s: not a number setting", option);
+    }
+  if (id == CC_SETTING_ID_ITERATIONS || id == CC_SETTING_ID_TV_WEIGHT || id == CC_SETTING_ID_NOISE)
+    o->deconvolve_option = o->deconvolve_option ? o->deconvolve_option : option;
+  else
+    o->shape_option = o->shape_option ? o->shape_option : option;
+  return 0;
+}
+
+/* A choice setting's value from its name; 0, or the exit code. */
+static int
+set_choice (Options *o, CcSettingId id, const char *option, const char *arg)
+{
+  const char *names = cc_setting_choice_names (id);
+  int v;
+
+  if (!cc_setting_choice_from (id, arg, &v))
+    return die (2, "--%s: '%s' is not %s%s%s", option, arg, strchr (names, ',') ? "one of " : "",
+                names, id == CC_SETTING_ID_BORDER ? " (or none, clamp, loop)" : "");
+  switch (id)
+    {
+    case CC_SETTING_ID_SHAPE:
+      o->shape.shape = (CcShape) v;
+      break;
+    case CC_SETTING_ID_BORDER:
+      o->s.options.border = (CcBorder) v;
+      o->border_given = true;
+      break;
+    case CC_SETTING_ID_METHOD:
+      o->s.options.method = (CcMethod) v;
+      break;
+    case CC_SETTING_ID_ALGORITHM:
+      o->s.deconvolution.algorithm = (CcDeconvolveAlgorithm) v;
+      o->s.deconvolve = true;
+      break;
+    default:
+      o->s.deconvolution.start = (CcDeconvolveStart) v;
+      o->deconvolve_option = o->deconvolve_option ? o->deconvolve_option : option;
+    }
+  return 0;
+}
+
+/* One setting of the table from its option's text; 0, or the exit code. */
+static int
+set_setting (Options *o, CcSettingId id, const char *option, const char *arg)
+{
+  switch (cc_settings[id].type)
+    {
+    case CC_SETTING_TYPE_CHOICE:
+      return set_choice (o, id, option, arg);
+    case CC_SETTING_TYPE_TEXT:
+      if (id == CC_SETTING_ID_PRESET)
+        o->preset = arg;
+      else
+        o->matrix = arg;
+      return 0;
+    default:
+      return set_number (o, id, option, arg);
+    }
+}
+
+static int
+help (void)
+{
+  char error[1024];
+  const char *formats = files_init (error, sizeof error) ? files_formats () : "";
+
+  usage ();
+  printf ("\nFormats: %s%sPFM, PGM/PPM/PNM and PAM.\n", formats, formats[0] ? ", " : "");
+  fputs ("\nMethods:\n", stdout);
+  for (int m = 0; m < CC_METHOD_COUNT; m++)
+    printf ("  %-10s %s\n", cc_methods[m].name, cc_methods[m].summary);
+  files_exit ();
+  return 0;
+}
+
+/* The options into 'o'; -1 to go on, else the exit code. */
+static int
+parse_options (int argc, char **argv, Options *o)
+{
+  int opt, code;
+
   opterr = 0;
   while ((opt = getopt_long (argc, argv, "o:", longopts, NULL)) != -1)
     switch (opt)
       {
-      case 'o':            dir = optarg; break;
-      case OPT_PRESET:     preset = optarg; break;
-      case OPT_LIST_PRESETS:
-        return list_presets ();
-      case OPT_MATRIX:     matrix = optarg; break;
-      case OPT_NORMALIZE:  normalize = true; break;
-      case OPT_NO_CLAMP:   s.options.clamp = false; break;
-      case OPT_NO_WEIGHT:  s.options.alpha_weighting = false; break;
-      case OPT_KEEP_ALPHA: s.convolve[3] = false; break;
-      case OPT_PERCEPTUAL: s.perceptual = true; break;
+      case 'o':              o->dir = optarg; break;
+      case OPT_LIST_PRESETS: return list_presets ();
+      case OPT_NORMALIZE:    o->normalize = true; break;
+      case OPT_NO_CLAMP:     o->s.options.clamp = false; break;
+      case OPT_NO_WEIGHT:    o->s.options.alpha_weighting = false; break;
+      case OPT_KEEP_ALPHA:   o->s.convolve[3] = false; break;
+      case OPT_PERCEPTUAL:   o->s.perceptual = true; break;
+      case OPT_VERBOSE:      o->s.verbose = true; break;
+      case OPT_PRINT_MATRIX: o->print_matrix = true; break;
+      case OPT_MASK_IMAGE:   o->mask_image = optarg; break;
+      case OPT_HELP:         return help ();
+      case OPT_VERSION:      return puts (PACKAGE_STRING) < 0;
       case OPT_CHANNELS:
-        if (!parse_channels (optarg, s.convolve))
+        if (!parse_channels (optarg, o->s.convolve))
           return die (2, "--channels: '%s' is not a subset of rgba (each letter once)",
                       optarg);
         break;
-      case OPT_VERBOSE:    s.verbose = true; break;
-      case OPT_PRINT_MATRIX: print_matrix = true; break;
-      case OPT_MASK_IMAGE: mask_image = optarg; break;
-      case OPT_SHAPE:
-        if (!cc_shape_from_name (optarg, &shape.shape))
-          return die (2, "--shape: '%s' is not one of %s", optarg, cc_shape_names ());
-        break;
-      case OPT_RADIUS:
-      case OPT_ANGLE:
-      case OPT_BLADES:
-      case OPT_INNER:
-        if (!parse_number (optarg, &number) ||
-            (opt == OPT_BLADES && number != floor (number)))
-          return die (2, "--%s: '%s' is not a%s number", longopts_name (longopts, opt), optarg,
-                      opt == OPT_BLADES ? " whole" : "");
-        if (opt == OPT_RADIUS)
-          shape.radius = number;
-        else if (opt == OPT_ANGLE)
-          shape.angle = number;
-        else if (opt == OPT_BLADES)
-          shape.blades = number > INT_MAX ? INT_MAX : number < INT_MIN ? INT_MIN : (int) number;
-        else
-          shape.inner = number;
-        shape_option = shape_option ? shape_option : longopts_name (longopts, opt);
-        break;
-      case OPT_DIVISOR:
-        if (!parse_number (optarg, &divisor) || divisor == 0.0)
-          return die (2, "--divisor: '%s' is not a non-zero number", optarg);
-        divisor_given = true;
-        break;
-      case OPT_OFFSET:
-        if (!parse_number (optarg, &offset))
-          return die (2, "--offset: '%s' is not a number", optarg);
-        offset_given = true;
-        break;
-      case OPT_BORDER:
-        if (!cc_border_from_name (optarg, &s.options.border))
-          return die (2, "--border: '%s' is not one of %s (or none, clamp, loop)", optarg,
-                      cc_border_names ());
-        border_given = true;
-        break;
-      case OPT_DECONVOLVE:
-        if (!cc_deconvolve_algorithm_from_name (optarg, &s.deconvolution.algorithm))
-          return die (2, "--deconvolve: '%s' is not richardson-lucy or wiener", optarg);
-        s.deconvolve = true;
-        break;
-      case OPT_INIT:
-        if (!cc_deconvolve_start_from_name (optarg, &s.deconvolution.start))
-          return die (2, "--init: '%s' is not image or flat", optarg);
-        deconvolve_option = deconvolve_option ? deconvolve_option : "init";
-        break;
-      case OPT_ITERATIONS:
-      case OPT_TV_WEIGHT:
-      case OPT_NOISE:
-        if (!parse_number (optarg, &number) ||
-            (opt == OPT_ITERATIONS && number != floor (number)))
-          return die (2, "--%s: '%s' is not a%s number", longopts_name (longopts, opt), optarg,
-                      opt == OPT_ITERATIONS ? " whole" : "");
-        if (opt == OPT_ITERATIONS)
-          s.deconvolution.iterations = number > INT_MAX ? INT_MAX
-                                       : number < INT_MIN ? INT_MIN : (int) number;
-        else if (opt == OPT_TV_WEIGHT)
-          s.deconvolution.tv_weight = number;
-        else
-          s.deconvolution.noise = number;
-        deconvolve_option = deconvolve_option ? deconvolve_option
-                                              : longopts_name (longopts, opt);
-        break;
-      case OPT_METHOD:
-        if (!cc_method_from_name (optarg, &s.options.method))
-          return die (2, "--method: '%s' is not one of %s", optarg, cc_method_names ());
-        break;
-      case OPT_HELP:
-        fputs (usage, stdout);
-        {
-          const char *formats = files_init (error, sizeof error) ? files_formats () : "";
-
-          printf ("\nFormats: %s%sPFM, PGM/PPM/PNM and PAM.\n", formats, formats[0] ? ", " : "");
-        }
-        fputs ("\nMethods:\n", stdout);
-        for (int m = 0; m < CC_METHOD_COUNT; m++)
-          printf ("  %-10s %s\n", cc_methods[m].name, cc_methods[m].summary);
-        files_exit ();
-        return 0;
-      case OPT_VERSION:
-        puts (PACKAGE_STRING);
-        return 0;
-      case '?':
       default:
+        if (opt >= OPT_SETTING && opt < OPT_SETTING + CC_SETTING_COUNT)
+          {
+            if ((code = set_setting (o, (CcSettingId) (opt - OPT_SETTING),
+                                     longopts_name (longopts, opt), optarg)) != 0)
+              return code;
+            break;
+          }
         return die (2, "unknown or incomplete option '%s' (see --help)", argv[optind - 1]);
       }
-  if (mask_image && (shape.shape != CC_SHAPE_MATRIX || preset || matrix || divisor_given ||
-                     offset_given || normalize))
+  return -1;
+}
+
+/* Options that do not go together; -1 where they do, else the exit code. */
+static int
+check_options (Options *o)
+{
+  const bool matrix_given = o->matrix || o->divisor_given || o->offset_given || o->normalize;
+
+  if (o->mask_image && (o->shape.shape != CC_SHAPE_MATRIX || o->preset || matrix_given))
     return die (2, "--mask-image makes the mask, scaled to sum 1: leave out --shape, --preset, "
                 "--matrix, --divisor, --offset and --normalize");
-  if (shape.shape != CC_SHAPE_MATRIX && (preset || matrix || divisor_given || offset_given ||
-                                         normalize))
+  if (o->shape.shape != CC_SHAPE_MATRIX && (o->preset || matrix_given))
     return die (2, "--shape makes the mask, scaled to sum 1: leave out --preset, --matrix, "
                 "--divisor, --offset and --normalize");
-  if (shape.shape == CC_SHAPE_MATRIX && shape_option)
-    return die (2, "--%s is a shape's: give --shape too", shape_option);
-  if (!s.deconvolve && deconvolve_option)
-    return die (2, "--%s is deconvolution's: give --deconvolve too", deconvolve_option);
-  /* A mirrored border rings least where a deconvolution meets the edge. */
-  if (s.deconvolve && !border_given)
-    s.options.border = CC_BORDER_MIRROR;
-  if (preset && (matrix || divisor_given || offset_given || normalize))
+  if (o->shape.shape == CC_SHAPE_MATRIX && o->shape_option)
+    return die (2, "--%s is a shape's: give --shape too", o->shape_option);
+  if (!o->s.deconvolve && o->deconvolve_option)
+    return die (2, "--%s is deconvolution's: give --deconvolve too", o->deconvolve_option);
+  if (o->s.deconvolve && !o->border_given)
+    o->s.options.border = CC_DECONVOLVE_BORDER;
+  if (o->preset && matrix_given)
     return die (2, "--preset supplies the mask, divisor and offset: leave out --matrix, "
                 "--divisor, --offset and --normalize");
-  if (mask_image)
-    {
-      if (!mask_of_image (mask_image, &s.mask, &values, error, sizeof error))
-        return die (2, "--mask-image %s: %s", mask_image, error);
-    }
-  else if (preset)
-    {
-      if (!load_preset (preset, &s.mask, &values, error, sizeof error))
-        return die (2, "--preset: %s", error);
-    }
+  return -1;
+}
+
+/* The mask from the image, the preset, or the matrix or shape; -1, or the
+ * exit code. */
+static int
+make_mask (Options *o, double **values)
+{
+  char error[1024], *text;
+  bool parsed;
+
+  if (o->mask_image)
+    return mask_of_image (o->mask_image, &o->s.mask, values, error, sizeof error)
+           ? -1 : die (2, "--mask-image %s: %s", o->mask_image, error);
+  if (o->preset)
+    return load_preset (o->preset, &o->s.mask, values, error, sizeof error)
+           ? -1 : die (2, "--preset: %s", error);
+  text = o->matrix && (o->matrix[0] == '@' || strcmp (o->matrix, "-") == 0)
+         ? read_matrix_text (o->matrix, error, sizeof error) : NULL;
+  if (o->matrix && !text && (o->matrix[0] == '@' || strcmp (o->matrix, "-") == 0))
+    return die (2, "--matrix %s: %s", o->matrix, error);
+  const CcMaskSource source = {
+    .text = text ? text : o->matrix ? o->matrix : cc_settings[CC_SETTING_ID_MATRIX].text,
+    .divisor = o->divisor, .offset = o->offset, .normalize = o->normalize,
+    .shape = o->shape };
+
+  parsed = cc_mask_resolve (&source, &o->s.mask, values, error, sizeof error);
+  free (text);
+  return parsed ? -1 : die (2, "%s: %s", o->shape.shape != CC_SHAPE_MATRIX ? "--shape"
+                                         : o->matrix ? "--matrix" : "the mask", error);
+}
+
+static int
+print_mask (const CcMask *mask, bool files)
+{
+  char *text = cc_mask_format (mask->width, mask->height, mask->values);
+  int status;
+
+  if (files)
+    status = die (2, "--print-matrix takes no files");
+  else if (!text)
+    status = die (1, "out of memory");
   else
-    {
-      char *text = matrix && (matrix[0] == '@' || strcmp (matrix, "-") == 0)
-                   ? read_matrix_text (matrix, error, sizeof error) : NULL;
-      bool parsed;
+    status = printf ("%s\n", text) < 0 ? 1 : 0;
+  free (text);
+  return status;
+}
 
-      if (matrix && !text && (matrix[0] == '@' || strcmp (matrix, "-") == 0))
-        return die (2, "--matrix %s: %s", matrix, error);
-      const CcMaskSource source = {
-        .text = text ? text : matrix ? matrix : "0,0,0;0,1,0;0,0,0", .divisor = divisor,
-        .offset = offset, .normalize = normalize, .shape = shape };
+/* The files named after the options: IN OUT, or IN... into o->dir; -1
+ * where they can be, else the exit code. */
+static int
+check_files (const Options *o, int n, char **names, bool *need_files)
+{
+  char error[1024];
+  IoFormat f;
 
-      parsed = cc_mask_resolve (&source, &s.mask, &values, error, sizeof error);
-      free (text);
-      if (!parsed)
-        return die (2, "%s: %s", shape.shape != CC_SHAPE_MATRIX ? "--shape"
-                                 : matrix ? "--matrix" : "the mask", error);
-    }
-  if (print_matrix)
-    {
-      char *text = cc_mask_format (s.mask.width, s.mask.height, s.mask.values);
-
-      if (optind != argc)
-        status = die (2, "--print-matrix takes no files");
-      else if (!text)
-        status = die (1, "out of memory");
-      else
-        status = printf ("%s\n", text) < 0 ? 1 : 0;
-      free (text);
-      free (values);
-      return status;
-    }
-
-  n_jobs = argc - optind;
-  if (dir ? n_jobs < 1 : n_jobs != 2)
-    {
-      free (values);
-      return die (2, dir ? "expected at least one input file (see --help)"
-                         : "expected IN and OUT file names, or IN... -o DIR (see --help)");
-    }
-  if (dir && !is_directory (dir) && mkdir (dir, 0777) != 0)
-    {
-      free (values);
-      return die (2, "-o %s: %s", dir, strerror (errno));
-    }
-
-  if (!dir)
-    n_jobs = 1;
-  jobs = calloc ((size_t) n_jobs, sizeof *jobs);
-  if (!jobs)
-    {
-      free (values);
-      return die (1, "out of memory");
-    }
+  if (o->dir ? n < 1 : n != 2)
+    return die (2, o->dir ? "expected at least one input file (see --help)"
+                          : "expected IN and OUT file names, or IN... -o DIR (see --help)");
+  if (o->dir && !is_directory (o->dir) && mkdir (o->dir, 0777) != 0)
+    return die (2, "-o %s: %s", o->dir, strerror (errno));
   /* GEGL starts only where a file needs it. */
-  for (int i = 0; i < n_jobs; i++)
-    {
-      jobs[i].in = argv[optind + i];
-      jobs[i].raw_in = is_raw_file (jobs[i].in);
-      jobs[i].whole = s.deconvolve;
-      need_files = need_files || !jobs[i].raw_in;
-    }
-  if (!dir)
-    {
-      IoFormat f;
+  *need_files = false;
+  for (int i = 0; i < (o->dir ? n : 1); i++)
+    *need_files = *need_files || !is_raw_file (names[i]);
+  if (!o->dir)
+    *need_files = *need_files || !io_format_for_name (names[1], &f);
+  if (*need_files && !files_init (error, sizeof error))
+    return die (1, "%s", error);
+  if (!o->dir && !io_format_for_name (names[1], &f) && !files_writes (names[1]))
+    return die (2, "%s: unknown output format: name it %s", names[1], writable_names ());
+  return -1;
+}
 
-      need_files = need_files || !io_format_for_name (argv[optind + 1], &f);
-    }
-  if (need_files && !files_init (error, sizeof error))
+/* Each file's job, run; the exit code. */
+static int
+run_files (Options *o, int n, char **names)
+{
+  const int n_jobs = o->dir ? n : 1;
+  Job *jobs = calloc ((size_t) n_jobs, sizeof *jobs);
+  int status;
+
+  if (!jobs || !(o->s.ctx = cc_context_new ()))
     {
       free (jobs);
-      free (values);
-      return die (1, "%s", error);
-    }
-  if (!dir)
-    {
-      IoFormat f;
-
-      if (!io_format_for_name (argv[optind + 1], &f) && !files_writes (argv[optind + 1]))
-        {
-          free (jobs);
-          free (values);
-          return die (2, "%s: unknown output format: name it %s", argv[optind + 1],
-                      writable_names ());
-        }
-    }
-
-  outputs_catch_signals ();
-
-  s.batch = dir != NULL;
-  s.ctx = cc_context_new ();
-  if (!s.ctx)
-    {
-      free (jobs);
-      free (values);
-      cc_context_free (s.ctx);
       return die (1, "out of memory");
     }
   for (int i = 0; i < n_jobs; i++)
-    plan_output (&jobs[i], jobs, i, dir, dir ? NULL : argv[optind + 1]);
-  status = run_jobs (jobs, n_jobs, &s);
+    {
+      jobs[i].in = names[i];
+      jobs[i].raw_in = is_raw_file (names[i]);
+      jobs[i].whole = o->s.deconvolve;
+    }
+  outputs_catch_signals ();
+  o->s.batch = o->dir != NULL;
+  for (int i = 0; i < n_jobs; i++)
+    plan_output (&jobs[i], jobs, i, o->dir, o->dir ? NULL : names[1]);
+  status = run_jobs (jobs, n_jobs, &o->s);
   for (int i = 0; i < n_jobs; i++)
     free (jobs[i].out);
   free (jobs);
-  cc_context_free (s.ctx);
+  cc_context_free (o->s.ctx);
+  return status;
+}
+
+int
+main (int argc, char **argv)
+{
+  Options o = { .s = { .convolve = { true, true, true, true } },
+                .divisor = CC_SETTING_DEFAULT (DIVISOR),
+                .offset = CC_SETTING_DEFAULT (OFFSET),
+                .normalize = CC_SETTING_DEFAULT (NORMALIZE),
+                .shape = CC_SHAPE_SPEC_DEFAULT };
+  double *values = NULL;
+  bool need_files = false;
+  int status;
+
+  cc_options_init (&o.s.options);
+  cc_deconvolve_params_init (&o.s.deconvolution);
+  o.s.options.stage = say_stage;
+  if ((status = parse_options (argc, argv, &o)) >= 0 || (status = check_options (&o)) >= 0 ||
+      (status = make_mask (&o, &values)) >= 0)
+    {
+      free (values);
+      return status;
+    }
+  if (o.print_matrix)
+    status = print_mask (&o.s.mask, optind != argc);
+  else if ((status = check_files (&o, argc - optind, argv + optind, &need_files)) < 0)
+    status = run_files (&o, argc - optind, argv + optind);
   if (need_files)
     files_exit ();
   free (values);
