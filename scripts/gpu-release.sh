@@ -9,7 +9,8 @@
 # cache) against through the cubin.  Logs in $OUT.
 # jit-ptx: the same first uses from a PTX-only release (.gpubundle/ptx-only.tar.xz,
 # CUDA_ARCH=none CUDA_PTX=compute_80), its JIT cache empty, then warm.
-#   scripts/gpu-release.sh [STEP...]   steps: gpu bench gimp-bench release jit jit-ptx
+# flatpak: the release installed into Flathub's GIMP, emulated, the GPU there.
+#   scripts/gpu-release.sh [STEP...]   steps: gpu bench gimp-bench release jit jit-ptx flatpak
 set -u
 out=${OUT:-/tmp/gpu-release}
 mkdir -p "$out" _build
@@ -71,5 +72,15 @@ for step in $steps; do
           rc=$?; echo "ptx-only $pass $m: exit $rc, $(echo "$(date +%s.%N) $s" | awk "{ printf \"%.2f\", \$1 - \$2 }") s; the job $(grep -o "^time: [0-9.]* ms" /tmp/jit.out); $(grep -o "^device: .*" /tmp/jit.out); said: $(cat /tmp/jit.err)"
         done; du -sh /tmp/jit-ptx; done' >"$out/jit-ptx.log" 2>&1
       echo "jit-ptx: $(secs $start)"; cat "$out/jit-ptx.log" ;;
+    flatpak)
+      # Flathub's GIMP, emulated (tests/flatpak-emulated.sh) with the driver
+      # alone: the release installed into its folders, the procedure there
+      # on the GPU.
+      GPU_GIMP_TOOLKIT=0 run sh -c 'set -e; rm -rf /tmp/flat-release; mkdir -p /tmp/flat-release
+        tar -xJf "$1" -C /tmp/flat-release
+        CC_EXPECT_GPU=1 sh tests/flatpak-emulated.sh /tmp/flat-release/gimp-cuda-convolve-*' \
+        sh "$(ls .gpubundle/gimp-cuda-convolve-*-linux-x86_64.tar.xz | head -1)" \
+        >"$out/flatpak.log" 2>&1
+      echo "flatpak, emulated, driver alone: exit $?, $(secs $start)"; cat "$out/flatpak.log" ;;
   esac
 done

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Writes gimp-cuda-convolve-VERSION-linux-x86_64.tar.xz in the clone's root
-# (what `make release` runs).  It is built once, in the oldest supported
+# Writes gimp-cuda-convolve-VERSION-linux-x86_64.tar.xz and, beside it, the
+# plug-in's GIMP extension (.gex) in the clone's root (what `make release`
+# runs).  It is built once, in the oldest supported
 # system, the Debian 13 root with GIMP 3.0.4 (scripts/gimp-root.sh), so that
 # it runs on every newer one: in _release/build, configured --enable-release (the
 # engine once, libcudaconvolve.so.0, with FFTW and CUDA's runtime inside),
@@ -26,7 +27,7 @@ if [ "$(. /etc/os-release && echo "${VERSION_CODENAME:-}")" != trixie ]; then
     CUDA_PTX="${CUDA_PTX:-}" CC_RELEASE_SOURCE="${CC_RELEASE_SOURCE:-}" scripts/release.sh
 fi
 # What making the release takes, checked before the build's minutes.
-for tool in xz:xz-utils strip:binutils tar:tar autoreconf:autoconf; do
+for tool in xz:xz-utils strip:binutils tar:tar autoreconf:autoconf python3:python3; do
   command -v "${tool%:*}" >/dev/null 2>&1 ||
     { echo "release: '${tool%:*}' is missing: install ${tool#*:}" >&2; exit 1; }
 done
@@ -63,3 +64,17 @@ echo "$version" >"$stage/VERSION"
 strip --strip-unneeded "$stage/lib/"*.so.0 "$stage/bin/"* "$stage/gegl/"*.so "$stage/$plugin/$plugin"
 tar -C stage --owner=0 --group=0 -cf - "$name" | xz -6 -T0 >"../../$name.tar.xz"
 echo "release: $name.tar.xz, $(du -m "../../$name.tar.xz" | cut -f1) MB; nvcc$(sed -n 's/^CUDA_GENCODE = //p' Makefile)"
+
+# The .gex beside it: the plug-in with the engine beside it and its presets,
+# for GIMP's File > Open (scripts/make-gex.py keeps their modes).
+id=org.gimp.extension.cuda-convolve
+gex=gex/$id
+rm -rf gex && mkdir -p "$gex/$plugin"
+cp -p "$stage/$plugin/$plugin" "$stage/lib/libcudaconvolve.so.0" "$gex/$plugin/"
+cp -pr "$stage/$plugin/presets" "$gex/$plugin/"
+sed -e "s/@VERSION@/$version/" -e "s/@DATE@/$(date -u +%Y-%m-%d)/" \
+  "$src/release/gex/$id.metainfo.xml" >"$gex/$id.metainfo.xml"
+chmod -R u=rwX,go=rX "$gex"
+rm -f "../../$name.gex"
+python3 "$src/scripts/make-gex.py" "$gex" "../../$name.gex"
+echo "release: $name.gex, $(du -m "../../$name.gex" | cut -f1) MB"

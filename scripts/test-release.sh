@@ -7,8 +7,9 @@
 # install.sh wrote only inside the folders it names, that everything it
 # installed finds every library it links to (ldd), that uninstall.sh then
 # leaves the system as it was, and that a second install upgrades the first
-# in place; runs the GIMP suites against the installed files
-# (tests/test-gimp.sh with CC_INSTALLED=1); and uninstalls.  Before that,
+# in place; installs the .gex as GIMP's File > Open does (tests/gex.sh);
+# runs the GIMP suites against the installed files (tests/test-gimp.sh with
+# CC_INSTALLED=1); and uninstalls.  Before that,
 # here, the ABI floor of the plug-in, the module and the engine
 # (scripts/check-abi.sh).  As root.
 #   scripts/test-release.sh [GIMP_VERSION...]        (default: 3.0 3.2)
@@ -126,6 +127,13 @@ sh tests/flatpak-emulated.sh "$release" >/tmp/flatpak.log 2>&1
 flatpak_rc=$?
 grep -E '^(ok|FAIL|SKIP)' /tmp/flatpak.log
 check '[ $flatpak_rc -eq 0 ]' "Flathub's GIMP, emulated (exit $flatpak_rc)"
+
+# The .gex beside the tarball (tests/gex.sh), as GIMP's File > Open
+# installs it; it writes only in a home of its own, gone after.
+sh tests/gex.sh "${tarball%.tar.xz}.gex" >/tmp/gex.log 2>&1
+gex_rc=$?
+grep -E '^(ok|FAIL|SKIP)' /tmp/gex.log
+check '[ $gex_rc -eq 0 ]' "the .gex through GIMP's file-gex-load (exit $gex_rc)"
 snapshot >/tmp/before
 
 sh "$release/install.sh" >/dev/null 2>&1 && sh "$release/install.sh" >/dev/null 2>&1

@@ -11,6 +11,7 @@
 #   plug-in from that profile and maps the operation from that folder, and
 #   the procedure and cuda:convolve run and change a layer; uninstall.sh
 #   leaves the home as it was.
+# CC_EXPECT_GPU=1: the procedure must have run on the GPU.
 #   sh tests/flatpak-emulated.sh RELEASE_DIR
 set -u
 release=$1
@@ -82,6 +83,7 @@ cfg.set_property("preset", "box-5")
 result = proc.run(cfg)
 after = pixels()
 print("procedure:", result.index(0) == Gimp.PDBStatusType.SUCCESS and after != before)
+print("ran:", result.index(1), "on", result.index(2))
 f = Gimp.DrawableFilter.new(layer, "cuda:convolve", "cuda")
 f.get_config().set_property("shape", "disc")
 f.update()
@@ -105,6 +107,16 @@ if grep -q '^procedures: True True' /tmp/flat-gimp.log && grep -q '^operation: T
   ok "there, both procedures are registered and cuda:convolve exists; the procedure (box-5) and the operation (disc) change a layer"
 else
   fail "there: $(grep -E '^(procedures|operation|procedure|op):' /tmp/flat-gimp.log | tr '\n' ' ') $(tail -5 /tmp/flat-gimp.log)"
+fi
+
+# What ran; with CC_EXPECT_GPU=1 (on a GPU machine), it must be the GPU.
+ran=$(sed -n 's/^ran: //p' /tmp/flat-gimp.log)
+echo "     the procedure ran $ran"
+if [ -n "${CC_EXPECT_GPU:-}" ]; then
+  case $ran in
+    cpu*|"") fail "the procedure did not run on the GPU: '$ran'" ;;
+    *) ok "the procedure ran on the GPU: $ran" ;;
+  esac
 fi
 
 # GIMP wrote its own files in the profile meanwhile: only install.sh's go.
