@@ -328,11 +328,11 @@ typedef enum
 void         cc_fallback_note        (CcFallback rule, const char *why, char *note,
                                       size_t size);
 
-/* A mask as a front end is given it, a preset aside (presets/ finds those):
- * an image, or a shape, or its text form, or width x height values (none:
- * the identity of that size), with the divisor, the offset and GIMP's
- * normalize rule (which an image and a shape, scaled to sum 1, do
- * without). */
+/* A mask as a front end is given it: an image, or a shape, or a preset, or
+ * its text form, or width x height values (none: the identity of that
+ * size), in that order, with the divisor, the offset and GIMP's normalize
+ * rule (which an image and a shape, scaled to sum 1, and a preset, which
+ * has its own divisor and offset, do without). */
 typedef struct
 {
   const char   *text;        /* the text form; NULL: the values */
@@ -343,7 +343,14 @@ typedef struct
   double        divisor;
   double        offset;
   bool          normalize;
-  CcShapeSpec   shape;       /* CC_SHAPE_MATRIX (0): the text or the values */
+  CcShapeSpec   shape;       /* CC_SHAPE_MATRIX (0): the preset, text or values */
+  /* A preset's id (NULL or "": none), which 'find_preset' (presets/'s
+   * cc_preset_find_mask, the shipped presets then the user's; NULL in a
+   * front end without presets) makes the mask, divisor and offset, its
+   * values malloc'd. */
+  const char   *preset;
+  bool        (*find_preset) (const char *id, CcMask *mask, double **values,
+                              char *message, size_t size);
   /* A layer or a file as the mask, the rest then ignored: each pixel's
    * luminance in linear light and its alpha, interleaved, as the front end
    * reads the image (babl's "YA float" in its own space); NULL: none.

@@ -1,7 +1,7 @@
 /* The one resolution of a mask for every front end (the procedure, the
- * GEGL operation, the tool): an image's weights, text or values, the
- * identity where none are given, GIMP's normalize rule, and the engine's
- * checks, with one text for each fault.
+ * GEGL operation, the tool): an image's weights, a shape, a preset, text or
+ * values, the identity where none are given, GIMP's normalize rule, and
+ * the engine's checks, with one text for each fault.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -84,6 +84,29 @@ mask_of_image (const CcMaskSource *source, CcMask *mask, double **values, char *
   return true;
 }
 
+static bool
+mask_of_preset (const CcMaskSource *source, CcMask *mask, double **values, char *message,
+                size_t size)
+{
+  if (!source->find_preset)
+    {
+      snprintf (message, size, "preset '%s': this build has no presets (it was built "
+                "without GLib)", source->preset);
+      return false;
+    }
+  if (!source->find_preset (source->preset, mask, values, message, size))
+    return false;
+  mask->values = *values;
+  if (!cc_mask_check (mask, message, size))
+    {
+      free (*values);
+      *values = NULL;
+      mask->values = NULL;
+      return false;
+    }
+  return true;
+}
+
 bool
 cc_mask_resolve (const CcMaskSource *source, CcMask *mask, double **values,
                  char *message, size_t size)
@@ -95,6 +118,8 @@ cc_mask_resolve (const CcMaskSource *source, CcMask *mask, double **values,
     return mask_of_image (source, mask, values, message, size);
   if (source->shape.shape != CC_SHAPE_MATRIX)
     return cc_mask_shape (&source->shape, mask, values, message, size);
+  if (source->preset && source->preset[0])
+    return mask_of_preset (source, mask, values, message, size);
   if (source->text)
     {
       if (!cc_mask_parse (source->text, &mask->width, &mask->height, values, message, size))

@@ -83,10 +83,13 @@ OP_BOOLEAN (AFFECT_ALPHA, affect_alpha)
 static OpState *
 state_for (GeglProperties *o)
 {
-  const CcShapeSpec shape = { o->shape, o->radius, o->angle, o->blades, o->inner };
+  const OpStateKey key = {
+    .shape = { o->shape, o->radius, o->angle, o->blades, o->inner },
+    .preset = op_properties_preset_id (o->preset), .matrix = o->matrix,
+    .divisor = o->divisor, .offset = o->offset, .normalize = o->normalize,
+    .report = o->report };
 
-  o->user_data = op_properties_state (o->user_data, &shape, o->preset, o->matrix,
-                                      o->divisor, o->offset, o->normalize, o->report);
+  o->user_data = op_state_for (o->user_data, &key);
   return o->user_data;
 }
 

@@ -84,13 +84,16 @@ prepare (GeglOperation *operation)
 {
   GeglProperties *o = GEGL_PROPERTIES (operation);
   const Babl *format = op_region_format (operation, o->clamp, o->linear);
-  const CcShapeSpec shape = { o->shape, o->radius, o->angle, o->blades, o->inner };
+  const OpStateKey key = {
+    .shape = { o->shape, o->radius, o->angle, o->blades, o->inner },
+    .preset = op_properties_preset_id (o->preset), .matrix = o->matrix,
+    .divisor = o->divisor, .offset = o->offset, .normalize = o->normalize,
+    .report = o->report };
   gint w, h;
 
   /* CUDA starts now, on the engine's helper thread. */
   op_engine ();
-  o->user_data = op_properties_state (o->user_data, &shape, o->preset, o->matrix,
-                                      o->divisor, o->offset, o->normalize, o->report);
+  o->user_data = op_state_for (o->user_data, &key);
   op_layer_prepare (operation, o->user_data, &w, &h);
   gegl_operation_set_format (operation, "input", format);
   gegl_operation_set_format (operation, "output", format);

@@ -107,25 +107,15 @@ CHOICE_GET_TYPE (cuda_convolve_method_get_type, CHOICE_METHOD)
 CHOICE_GET_TYPE (cuda_deconvolve_algorithm_get_type, CHOICE_ALGORITHM)
 CHOICE_GET_TYPE (cuda_deconvolve_init_get_type, CHOICE_START)
 
-OpState *
-op_properties_state (OpState *old, const CcShapeSpec *shape, gint preset,
-                     const gchar *matrix, gdouble divisor, gdouble offset,
-                     gboolean normalize, const gchar *report)
+const gchar *
+op_properties_preset_id (gint preset)
 {
   GEnumClass *presets = g_type_class_ref (cuda_convolve_preset_get_type ());
   const GEnumValue *chosen = preset ? g_enum_get_value (presets, preset) : NULL;
-  const OpStateKey key = {
-    .shape = *shape,
-    .preset = chosen ? chosen->value_nick : "",
-    .matrix = matrix,
-    .divisor = divisor,
-    .offset = offset,
-    .normalize = normalize,
-    .report = report };
-  OpState *state = op_state_for (old, &key);
 
+  /* The class, and so its names, lives as long as the process. */
   g_type_class_unref (presets);
-  return state;
+  return chosen ? chosen->value_nick : "";
 }
 
 void

@@ -1,8 +1,8 @@
-/* What the operations' property lists share: the choices as GEGL enum
- * types made from the engine's own tables (names.c, methods.c,
- * deconvolve.c) and the preset files, so that the front ends cannot drift
- * apart, the state the mask properties resolve to, and the keys.  Each operation's
- * list includes op-mask-properties.h for the mask's properties themselves.
+/* What the operations' property lists share: the settings' table
+ * (engine/setting-table.h) as properties, the choices as GEGL enum types
+ * made from the engine's own tables and the preset files, so that the
+ * front ends cannot drift apart, and the keys.  Each operation's list
+ * includes op-mask-properties.h for the mask's properties themselves.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -53,16 +53,8 @@ GType        cuda_convolve_method_get_type      (void);
 GType        cuda_deconvolve_algorithm_get_type (void);
 GType        cuda_deconvolve_init_get_type      (void);
 
-/* The state for the mask properties as they are now: 'old' where they have
- * not changed, else a new one (op_state_for). */
-OpState     *op_properties_state                (OpState           *old,
-                                                 const CcShapeSpec *shape,
-                                                 gint               preset,
-                                                 const gchar       *matrix,
-                                                 gdouble            divisor,
-                                                 gdouble            offset,
-                                                 gboolean           normalize,
-                                                 const gchar       *report);
+/* The preset property's value as its id ("" for none). */
+const gchar *op_properties_preset_id            (gint preset);
 
 /* The keys GEGL and GIMP read: GIMP lists the operation at 'menu_path' as
  * 'menu_label', with a dialog made from its properties. */

@@ -1,8 +1,8 @@
-/* What cuda:convolve's prepare resolves from the properties, kept for the
- * regions to come while the properties stay the same: GEGL prepares an
+/* What the operations' prepare resolves from the mask properties, kept for
+ * the regions to come while the properties stay the same: GEGL prepares an
  * operation again for each chunk GIMP renders (seven times a merge), and a
- * 127x127 mask's text takes over a millisecond to parse.  GLib and the
- * engine only.
+ * 127x127 mask's text takes over a millisecond to parse.  The one way from
+ * a property to the engine (cc_mask_resolve).  GLib and the engine only.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -13,7 +13,25 @@
 
 #include "convolve.h"
 #include "op-report.h"
-#include "op-settings.h"
+
+/* A mask resolved from the properties or the aux image, or why not. */
+typedef struct
+{
+  gint      refs;       /* a region holds its settings while it runs */
+  gboolean  valid;
+  gchar    *message;    /* why not, when not valid */
+  gint      width;
+  gint      height;
+  gdouble  *values;     /* row-major */
+  gdouble   divisor;    /* normalize applied */
+  gdouble   offset;
+} OpSettings;
+
+/* An image on the aux input as the mask: its pixels as "YA float"
+ * (luminance in linear light, alpha), width x height; NULL: not read. */
+OpSettings *op_settings_new_image (const gfloat *ya, gint width, gint height);
+OpSettings *op_settings_ref       (OpSettings *settings);
+void        op_settings_unref     (OpSettings *settings);
 
 /* The properties a state is resolved from: two states with equal keys are
  * the same. */

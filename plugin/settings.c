@@ -129,23 +129,12 @@ shared_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **err
       if (!mask_of_drawable (mask_drawable, s, error))
         goto out;
     }
-  else if (s->shape.shape == CC_SHAPE_MATRIX && preset_id && *preset_id)
-    {
-      CcMask m;
-
-      if (!cc_preset_mask (CC_SHIPPED_PRESET_DIR, CC_PLUG_IN_NAME, preset_id, &m, &s->matrix,
-                           error))
-        goto out;
-      s->width = m.width;
-      s->height = m.height;
-      s->divisor = m.divisor;
-      s->offset = m.offset;
-    }
   else
     {
       const CcMaskSource source = {
         .values = values, .n_values = n, .width = s->width, .height = s->height,
-        .divisor = s->divisor, .offset = s->offset, .normalize = normalize, .shape = s->shape };
+        .divisor = s->divisor, .offset = s->offset, .normalize = normalize, .shape = s->shape,
+        .preset = preset_id, .find_preset = cc_preset_find_mask };
 
       if (!resolve (&source, s, "", error))
         goto out;

@@ -629,22 +629,31 @@ cc_presets_dirs (const gchar *installed, const gchar *plug_in, gchar **shipped_d
   g_free (profile);
 }
 
-gboolean
-cc_preset_mask (const gchar *installed, const gchar *plug_in, const gchar *id, CcMask *mask,
-                gdouble **values, GError **error)
+bool
+cc_preset_find_mask (const char *id, CcMask *mask, double **values, char *message, size_t size)
 {
+  GError *error = NULL;
   gchar *shipped, *user;
   CcPreset *p;
 
-  cc_presets_dirs (installed, plug_in, &shipped, &user);
-  p = cc_presets_find (shipped, user, id, error);
+  cc_presets_dirs (CC_SHIPPED_PRESET_DIR, CC_PLUG_IN_NAME, &shipped, &user);
+  p = cc_presets_find (shipped, user, id, &error);
   g_free (shipped);
   g_free (user);
   *values = NULL;
   if (!p)
-    return FALSE;
-  *values = g_memdup2 (p->matrix, sizeof (gdouble) * p->width * p->height);
-  *mask = (CcMask) { p->width, p->height, *values, p->divisor, p->offset };
+    {
+      g_strlcpy (message, error->message, size);
+      g_error_free (error);
+      return false;
+    }
+  if (!(*values = malloc (sizeof (double) * p->width * p->height)))
+    g_strlcpy (message, "out of memory", size);
+  else
+    {
+      memcpy (*values, p->matrix, sizeof (double) * p->width * p->height);
+      *mask = (CcMask) { p->width, p->height, *values, p->divisor, p->offset };
+    }
   cc_preset_free (p);
-  return TRUE;
+  return *values != NULL;
 }

@@ -93,14 +93,15 @@ void       cc_presets_dirs         (const gchar    *installed,
                                     gchar         **shipped_dir,
                                     gchar         **user_dir);
 
-/* A preset by id as a mask, found by that rule: the one preset lookup of
- * every front end.  Its values g_malloc'd into *values (g_free them). */
-gboolean   cc_preset_mask          (const gchar    *installed,
-                                    const gchar    *plug_in,
-                                    const gchar    *id,
+/* A preset by id as a mask, found by that rule from the front end's
+ * CC_SHIPPED_PRESET_DIR and CC_PLUG_IN_NAME: the one preset lookup, which
+ * every front end hands cc_mask_resolve (CcMaskSource's find_preset).  Its
+ * values malloc'd into *values (free them); or false and why. */
+bool       cc_preset_find_mask     (const char     *id,
                                     CcMask         *mask,
-                                    gdouble       **values,
-                                    GError        **error);
+                                    double        **values,
+                                    char           *message,
+                                    size_t          size);
 
 /* A preset by id, shipped first, then the user's. */
 CcPreset  *cc_presets_find         (const gchar    *shipped_dir,

@@ -278,11 +278,7 @@ parse_number (const char *text, double *value)
 }
 
 #ifdef HAVE_GLIB
-static void
-preset_dirs (gchar **shipped, gchar **user)
-{
-  cc_presets_dirs (CC_SHIPPED_PRESET_DIR, CC_PLUG_IN_NAME, shipped, user);
-}
+#define PRESETS cc_preset_find_mask
 
 static int
 list_presets (void)
@@ -291,7 +287,7 @@ list_presets (void)
   gchar *shipped, *user;
   GList *presets;
 
-  preset_dirs (&shipped, &user);
+  cc_presets_dirs (CC_SHIPPED_PRESET_DIR, CC_PLUG_IN_NAME, &shipped, &user);
   presets = cc_presets_list (shipped, user, warnings);
   for (GList *l = presets; l; l = l->next)
     {
@@ -310,42 +306,13 @@ list_presets (void)
   return 0;
 }
 
-static bool
-load_preset (const char *id, CcMask *mask, double **values, char *error, size_t size)
-{
-  GError *gerror = NULL;
-  gdouble *kept;
-
-  if (!cc_preset_mask (CC_SHIPPED_PRESET_DIR, CC_PLUG_IN_NAME, id, mask, &kept, &gerror))
-    {
-      snprintf (error, size, "%s (see --list-presets)", gerror->message);
-      g_error_free (gerror);
-      return false;
-    }
-  *values = malloc (sizeof (double) * mask->width * mask->height);
-  if (*values)
-    memcpy (*values, kept, sizeof (double) * mask->width * mask->height);
-  else
-    snprintf (error, size, "out of memory");
-  mask->values = *values;
-  g_free (kept);
-  return *values != NULL;
-}
 #else
+#define PRESETS NULL   /* cc_mask_resolve says a preset needs GLib */
+
 static int
 list_presets (void)
 {
   return die (2, "--list-presets: this build has no presets (it was built without GLib)");
-}
-
-static bool
-load_preset (const char *id, CcMask *mask, double **values, char *error, size_t size)
-{
-  (void) id;
-  (void) mask;
-  (void) values;
-  snprintf (error, size, "this build has no presets (it was built without GLib)");
-  return false;
 }
 #endif
 
@@ -667,9 +634,6 @@ make_mask (Options *o, double **values)
   if (o->mask_image)
     return mask_of_image (o->mask_image, &o->s.mask, values, error, sizeof error)
            ? -1 : die (2, "--mask-image %s: %s", o->mask_image, error);
-  if (o->preset)
-    return load_preset (o->preset, &o->s.mask, values, error, sizeof error)
-           ? -1 : die (2, "--preset: %s", error);
   text = o->matrix && (o->matrix[0] == '@' || strcmp (o->matrix, "-") == 0)
          ? read_matrix_text (o->matrix, error, sizeof error) : NULL;
   if (o->matrix && !text && (o->matrix[0] == '@' || strcmp (o->matrix, "-") == 0))
@@ -677,10 +641,12 @@ make_mask (Options *o, double **values)
   const CcMaskSource source = {
     .text = text ? text : o->matrix ? o->matrix : cc_settings[CC_SETTING_ID_MATRIX].text,
     .divisor = o->divisor, .offset = o->offset, .normalize = o->normalize,
-    .shape = o->shape };
+    .shape = o->shape, .preset = o->preset, .find_preset = PRESETS };
 
   parsed = cc_mask_resolve (&source, &o->s.mask, values, error, sizeof error);
   free (text);
+  if (!parsed && o->preset)
+    return die (2, "--preset: %s (see --list-presets)", error);
   return parsed ? -1 : die (2, "%s: %s", o->shape.shape != CC_SHAPE_MATRIX ? "--shape"
                                          : o->matrix ? "--matrix" : "the mask", error);
 }
