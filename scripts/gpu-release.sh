@@ -19,10 +19,10 @@ secs () { echo "$(( $(date +%s) - $1 )) s"; }
 steps=${*:-gpu bench gimp-bench release jit}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 [ ! -f .gpubundle/extra.tar.xz ] || xz -dc .gpubundle/extra.tar.xz | tar -xf - -C _build
-# The bundle's slim root lost ln, sed and realpath (pack.sh keeps the names
-# its list ends its lines with only by accident): the machine's own.
+# The bundle's slim root lost ln, sed, realpath and comm (pack.sh keeps the
+# names its list ends its lines with only by accident): the machine's own.
 run true
-for c in ln sed realpath; do
+for c in ln sed realpath comm; do
   [ -x "${GPU_GIMP_ROOT:-/tmp/gimp-root}/usr/bin/$c" ] || cp "$(command -v $c)" "${GPU_GIMP_ROOT:-/tmp/gimp-root}/usr/local/bin/"
 done
 for step in $steps; do
