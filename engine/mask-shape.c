@@ -169,82 +169,114 @@ normal_mass (double a, double b)
 
 /* ---- Shapes ------------------------------------------------------------------ */
 
+/* Whether the spec's numbers are in range; if not, why. */
+static bool
+spec_check (const CcShapeSpec *spec, char *message, size_t size)
+{
+  const double r = spec->radius;
+
+  if (spec->shape <= CC_SHAPE_MATRIX || spec->shape >= CC_SHAPE_COUNT)
+    snprintf (message, size, "no shape to make a mask of");
+  else if (!(r >= CC_SHAPE_RADIUS_MIN && r <= CC_SHAPE_RADIUS_MAX))
+    snprintf (message, size, "radius %g: it must be %g to %g pixels", r, CC_SHAPE_RADIUS_MIN,
+              CC_SHAPE_RADIUS_MAX);
+  else if (!(fabs (spec->angle) <= CC_SHAPE_ANGLE_MAX))
+    snprintf (message, size, "angle %g: it must be %g to %g degrees", spec->angle,
+              -CC_SHAPE_ANGLE_MAX, CC_SHAPE_ANGLE_MAX);
+  else if (spec->shape == CC_SHAPE_POLYGON &&
+           (spec->blades < CC_SHAPE_BLADES_MIN || spec->blades > CC_SHAPE_BLADES_MAX))
+    snprintf (message, size, "%d blades: a polygon has %d to %d", spec->blades,
+              CC_SHAPE_BLADES_MIN, CC_SHAPE_BLADES_MAX);
+  else if (spec->shape == CC_SHAPE_RING &&
+           !(spec->inner >= 0.0 && spec->inner <= CC_SHAPE_INNER_MAX))
+    snprintf (message, size, "inner %g: a ring's inner radius is 0 to %g of its radius",
+              spec->inner, CC_SHAPE_INNER_MAX);
+  else
+    return true;
+  return false;
+}
+
+/* A polygon's or a motion line's corners (up to 12), and the number of
+ * them; 0 for the round shapes and the box. */
+static int
+outline (const CcShapeSpec *spec, Point *poly)
+{
+  const double r = spec->radius, turn = spec->angle * M_PI / 180.0;
+
+  if (spec->shape == CC_SHAPE_POLYGON)
+    {
+      /* A corner at the top for angle 0. */
+      for (int k = 0; k < spec->blades; k++)
+        {
+          const double a = turn + M_PI / 2 + 2 * M_PI * k / spec->blades;
+
+          poly[k] = (Point) { r * cos (a), -r * sin (a) };
+        }
+      return spec->blades;
+    }
+  if (spec->shape == CC_SHAPE_MOTION)
+    {
+      /* A line 2r + 1 long and 1 wide, along the angle. */
+      const double c = cos (turn), s = -sin (turn), l = r + 0.5;
+
+      poly[0] = (Point) { l * c + 0.5 * s, l * s - 0.5 * c };
+      poly[1] = (Point) { -l * c + 0.5 * s, -l * s - 0.5 * c };
+      poly[2] = (Point) { -l * c - 0.5 * s, -l * s + 0.5 * c };
+      poly[3] = (Point) { l * c - 0.5 * s, l * s + 0.5 * c };
+      return 4;
+    }
+  return 0;
+}
+
+/* The area of the shape over the cell [x0, x1] x [y0, y1]. */
+static double
+cell_weight (const CcShapeSpec *spec, const Point *poly, int corners, double x0, double x1,
+             double y0, double y1)
+{
+  const double r = spec->radius;
+
+  switch (spec->shape)
+    {
+    case CC_SHAPE_GAUSSIAN:
+      {
+        /* Three standard deviations at the radius, cut off there. */
+        const double sigma = r / 3.0;
+
+        if (x1 <= -r || x0 >= r || y1 <= -r || y0 >= r)
+          return 0.0;
+        return normal_mass (fmax (x0, -r) / sigma, fmin (x1, r) / sigma) *
+               normal_mass (fmax (y0, -r) / sigma, fmin (y1, r) / sigma);
+      }
+    case CC_SHAPE_DISC:
+      return disc_area (r, x0, x1, y0, y1);
+    case CC_SHAPE_RING:
+      return disc_area (r, x0, x1, y0, y1) - disc_area (spec->inner * r, x0, x1, y0, y1);
+    case CC_SHAPE_BOX:
+      return overlap (x0, x1, -r - 0.5, r + 0.5) * overlap (y0, y1, -r - 0.5, r + 0.5);
+    default:
+      return polygon_area (poly, corners, x0, x1, y0, y1);
+    }
+}
+
 bool
 cc_mask_shape (const CcShapeSpec *spec, CcMask *mask, double **values, char *message,
                size_t size)
 {
-  const double r = spec->radius, turn = spec->angle * M_PI / 180.0;
+  const double r = spec->radius;
   Point poly[12];
-  int corners = 0;
+  int corners, hx, hy, w, h;
   double ex, ey, sum = 0.0;
-  int hx, hy, w, h;
 
   *values = NULL;
-  if (spec->shape <= CC_SHAPE_MATRIX || spec->shape >= CC_SHAPE_COUNT)
-    {
-      snprintf (message, size, "no shape to make a mask of");
-      return false;
-    }
-  if (!(r >= CC_SHAPE_RADIUS_MIN && r <= CC_SHAPE_RADIUS_MAX))
-    {
-      snprintf (message, size, "radius %g: it must be %g to %g pixels", r,
-                CC_SHAPE_RADIUS_MIN, CC_SHAPE_RADIUS_MAX);
-      return false;
-    }
-  if (!(fabs (spec->angle) <= CC_SHAPE_ANGLE_MAX))
-    {
-      snprintf (message, size, "angle %g: it must be %g to %g degrees", spec->angle,
-                -CC_SHAPE_ANGLE_MAX, CC_SHAPE_ANGLE_MAX);
-      return false;
-    }
-  if (spec->shape == CC_SHAPE_POLYGON &&
-      (spec->blades < CC_SHAPE_BLADES_MIN || spec->blades > CC_SHAPE_BLADES_MAX))
-    {
-      snprintf (message, size, "%d blades: a polygon has %d to %d", spec->blades,
-                CC_SHAPE_BLADES_MIN, CC_SHAPE_BLADES_MAX);
-      return false;
-    }
-  if (spec->shape == CC_SHAPE_RING && !(spec->inner >= 0.0 && spec->inner <= CC_SHAPE_INNER_MAX))
-    {
-      snprintf (message, size, "inner %g: a ring's inner radius is 0 to %g of its radius",
-                spec->inner, CC_SHAPE_INNER_MAX);
-      return false;
-    }
-
+  if (!spec_check (spec, message, size))
+    return false;
   /* The shape's reach from the centre along x and y. */
-  ex = ey = r;
-  if (spec->shape == CC_SHAPE_BOX)
-    ex = ey = r + 0.5;
-  else if (spec->shape == CC_SHAPE_POLYGON || spec->shape == CC_SHAPE_MOTION)
+  corners = outline (spec, poly);
+  ex = ey = spec->shape == CC_SHAPE_BOX ? r + 0.5 : corners ? 0.0 : r;
+  for (int k = 0; k < corners; k++)
     {
-      if (spec->shape == CC_SHAPE_POLYGON)
-        {
-          /* A corner at the top for angle 0. */
-          corners = spec->blades;
-          for (int k = 0; k < corners; k++)
-            {
-              const double a = turn + M_PI / 2 + 2 * M_PI * k / corners;
-
-              poly[k] = (Point) { r * cos (a), -r * sin (a) };
-            }
-        }
-      else
-        {
-          /* A line 2r + 1 long and 1 wide, along the angle. */
-          const double c = cos (turn), s = -sin (turn), l = r + 0.5;
-
-          corners = 4;
-          poly[0] = (Point) { l * c + 0.5 * s, l * s - 0.5 * c };
-          poly[1] = (Point) { -l * c + 0.5 * s, -l * s - 0.5 * c };
-          poly[2] = (Point) { -l * c - 0.5 * s, -l * s + 0.5 * c };
-          poly[3] = (Point) { l * c - 0.5 * s, l * s + 0.5 * c };
-        }
-      ex = ey = 0.0;
-      for (int k = 0; k < corners; k++)
-        {
-          ex = fmax (ex, fabs (poly[k].x));
-          ey = fmax (ey, fabs (poly[k].y));
-        }
+      ex = fmax (ex, fabs (poly[k].x));
+      ey = fmax (ey, fabs (poly[k].y));
     }
   /* Cells that the reach enters (i - 0.5 < e); a rounding hair past a
    * cell's edge is not an entry. */
@@ -265,40 +297,13 @@ cc_mask_shape (const CcShapeSpec *spec, CcMask *mask, double **values, char *mes
       snprintf (message, size, "out of memory");
       return false;
     }
-
   for (int j = 0; j < h; j++)
     for (int i = 0; i < w; i++)
       {
-        const double x0 = i - hx - 0.5, x1 = x0 + 1.0, y0 = j - hy - 0.5, y1 = y0 + 1.0;
-        double v = 0.0;
+        const double x0 = i - hx - 0.5, y0 = j - hy - 0.5;
 
-        switch (spec->shape)
-          {
-          case CC_SHAPE_GAUSSIAN:
-            {
-              /* Three standard deviations at the radius, cut off there. */
-              const double sigma = r / 3.0;
-
-              v = normal_mass (fmax (x0, -r) / sigma, fmin (x1, r) / sigma) *
-                  normal_mass (fmax (y0, -r) / sigma, fmin (y1, r) / sigma);
-              if (x1 <= -r || x0 >= r || y1 <= -r || y0 >= r)
-                v = 0.0;
-            }
-            break;
-          case CC_SHAPE_DISC:
-            v = disc_area (r, x0, x1, y0, y1);
-            break;
-          case CC_SHAPE_RING:
-            v = disc_area (r, x0, x1, y0, y1) - disc_area (spec->inner * r, x0, x1, y0, y1);
-            break;
-          case CC_SHAPE_BOX:
-            v = overlap (x0, x1, -r - 0.5, r + 0.5) * overlap (y0, y1, -r - 0.5, r + 0.5);
-            break;
-          default:
-            v = polygon_area (poly, corners, x0, x1, y0, y1);
-            break;
-          }
-        (*values)[j * w + i] = fmax (v, 0.0);
+        (*values)[j * w + i] = fmax (cell_weight (spec, poly, corners, x0, x0 + 1.0, y0,
+                                                  y0 + 1.0), 0.0);
         sum += (*values)[j * w + i];
       }
   if (!(sum > 0.0))

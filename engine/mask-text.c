@@ -58,57 +58,103 @@ quoted (const char *p, char out[24])
   return out;
 }
 
+/* The number at *p, after blanks, and *p past it; or false and why. */
+static bool
+read_value (const char **p, double *x, char *message, size_t size)
+{
+  char *end, q[24];
+
+  while (**p == ' ' || **p == '\t' || **p == '\r')
+    (*p)++;
+  errno = 0;
+  *x = strtod (*p, &end);
+  if (end == *p)
+    {
+      snprintf (message, size, "matrix: expected a number at \"%s\"", quoted (*p, q));
+      return false;
+    }
+  /* Underflow (ERANGE with a value at most the smallest normal) keeps the
+   * nearest double, as strtod returns it: a tap that small is a tap, and
+   * what cc_mask_format writes of it must read back. */
+  if ((errno == ERANGE && fabs (*x) > DBL_MIN) || !isfinite (*x))
+    {
+      snprintf (message, size, "matrix: value \"%.*s\" is not a finite number",
+                (int) (end - *p > 20 ? 20 : end - *p), *p);
+      return false;
+    }
+  *p = end;
+  return true;
+}
+
+/* x after the n values in *v, grown by doubling: a 1023x1023 mask is 8 MB,
+ * a 3x3 needs little. */
+static bool
+append (double **v, int *n, int *cap, double x, char *message, size_t size)
+{
+  if (*n == *cap)
+    {
+      double *grown;
+
+      *cap = *cap ? 2 * *cap : 64;
+      if (!(grown = realloc (*v, sizeof (double) * *cap)))
+        {
+          snprintf (message, size, "out of memory");
+          return false;
+        }
+      *v = grown;
+    }
+  (*v)[(*n)++] = x;
+  return true;
+}
+
+/* A row of in_row values ends at *p (';', a new line or the end): it has
+ * the first row's length, and a row follows or the text ends; *p past the
+ * separator and blanks.  False and why otherwise. */
+static bool
+end_row (const char **p, int in_row, int *rows, int *cols, char *message, size_t size)
+{
+  if (*rows == 0)
+    *cols = in_row;
+  else if (in_row != *cols)
+    {
+      snprintf (message, size, "matrix: row %d has %d values, row 1 has %d", *rows + 1, in_row,
+                *cols);
+      return false;
+    }
+  (*rows)++;
+  if (**p == ';')
+    (*p)++;
+  while (isspace ((unsigned char) **p))
+    (*p)++;
+  if (**p == ';')
+    snprintf (message, size, "matrix: row %d is empty", *rows + 1);
+  else if (**p != '\0' && *rows >= CC_MASK_MAX)
+    snprintf (message, size, "matrix: more than %d rows", CC_MASK_MAX);
+  else
+    return true;
+  return false;
+}
+
 static bool
 parse (const char *text, int *width, int *height, double **values,
        char *message, size_t size)
 {
   const char *p = text;
-  double *v = NULL;
+  double *v = NULL, x;
   int n = 0, cap = 0, rows = 0, cols = 0, in_row = 0;
+  char q[24];
 
   for (;;)
     {
-      char *end, q[24];
-      double x;
-
-      while (*p == ' ' || *p == '\t' || *p == '\r')
-        p++;
-      errno = 0;
-      x = strtod (p, &end);
-      if (end == p)
-        {
-          snprintf (message, size, "matrix: expected a number at \"%s\"", quoted (p, q));
-          goto fail;
-        }
-      /* Underflow (ERANGE with a value at most the smallest normal) keeps
-       * the nearest double, as strtod returns it: a tap that small is a
-       * tap, and what cc_mask_format writes of it must read back. */
-      if ((errno == ERANGE && fabs (x) > DBL_MIN) || !isfinite (x))
-        {
-          snprintf (message, size, "matrix: value \"%.*s\" is not a finite number",
-                    (int) (end - p > 20 ? 20 : end - p), p);
-          goto fail;
-        }
+      if (!read_value (&p, &x, message, size))
+        goto fail;
       if (++in_row > CC_MASK_MAX)
         {
           snprintf (message, size, "matrix: more than %d values in a row", CC_MASK_MAX);
           goto fail;
         }
-      /* Grown by doubling: a 1023x1023 mask is 8 MB, a 3x3 needs little. */
-      if (n == cap)
-        {
-          double *grown;
-
-          cap = cap ? 2 * cap : 64;
-          if (!(grown = realloc (v, sizeof (double) * cap)))
-            {
-              snprintf (message, size, "out of memory");
-              goto fail;
-            }
-          v = grown;
-        }
-      v[n++] = x;
-      p = end;
+      if (!append (&v, &n, &cap, x, message, size))
+        goto fail;
       while (*p == ' ' || *p == '\t' || *p == '\r')
         p++;
       if (*p == ',')
@@ -122,33 +168,11 @@ parse (const char *text, int *width, int *height, double **values,
                     "and rows with ';'", quoted (p, q));
           goto fail;
         }
-      /* A row ends. */
-      if (rows == 0)
-        cols = in_row;
-      else if (in_row != cols)
-        {
-          snprintf (message, size, "matrix: row %d has %d values, row 1 has %d",
-                    rows + 1, in_row, cols);
-          goto fail;
-        }
-      rows++;
-      in_row = 0;
-      if (*p == ';')
-        p++;
-      while (isspace ((unsigned char) *p))
-        p++;
+      if (!end_row (&p, in_row, &rows, &cols, message, size))
+        goto fail;
       if (*p == '\0')
         break;
-      if (*p == ';')
-        {
-          snprintf (message, size, "matrix: row %d is empty", rows + 1);
-          goto fail;
-        }
-      if (rows >= CC_MASK_MAX)
-        {
-          snprintf (message, size, "matrix: more than %d rows", CC_MASK_MAX);
-          goto fail;
-        }
+      in_row = 0;
     }
   if (!(cols & 1) || !(rows & 1))
     {

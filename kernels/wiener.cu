@@ -685,22 +685,167 @@ host_tables (const CcWienerJob *job, const CcWienerCanvas &c, Tap *taps, float *
   return true;
 }
 
+/* The host's side of a job's tables: the taps and the Laplacian's spectra
+ * (host_tables), and the blur folded onto the canvas (fold_blur). */
+struct HostTables
+{
+  Tap    *taps;
+  float  *lap;
+  double *blur;
+  int     bw, bh, bx, by;
+};
+
+static void
+host_tables_free (HostTables *t)
+{
+  free (t->taps);
+  free (t->lap);
+  free (t->blur);
+}
+
+/* The canvas, its transforms' lines and the bytes the job needs; or why
+ * the GPU cannot take it (CC_ERROR_UNSUPPORTED, CC_ERROR_OUT_OF_MEMORY). */
+static CcStatus
+plan_job (struct _CcGpu *g, const CcWienerJob *job, uint64_t budget, CcWienerCanvas *c,
+          Lines *rows, Lines *columns, size_t *spectra_bytes, size_t *needed, char *message,
+          size_t size)
+{
+  /* A line and its second buffer in one block's shared memory. */
+  const int64_t side_max = (int64_t) (g->facts.shared_optin / (2 * sizeof (float2)));
+  size_t canvas_bytes;
+
+  cc_wiener_canvas (job, c);
+  if (c->tx > side_max || c->ty > side_max ||
+      !lines_of ((int) c->tx, (int) c->ty, true, g->facts.shared_optin, rows) ||
+      !lines_of ((int) c->ty, (int) c->tx, false, g->facts.shared_optin, columns))
+    {
+      snprintf (message, size, "the GPU's transforms take sides of primes 2, 3, 5 and 7 up "
+                "to %lld, not the %lldx%lld canvas", (long long) side_max,
+                (long long) c->tx, (long long) c->ty);
+      return CC_ERROR_UNSUPPORTED;
+    }
+  /* The image's planes; the canvas and the guess, the steps' residual and
+   * direction; the blur's spectrum, and den as half of one. */
+  canvas_bytes = sizeof (float2) * (size_t) c->tx * c->ty;
+  *spectra_bytes = sizeof (double2) * (size_t) c->tx *
+                   (size_t) (job->blur->height < c->ty ? job->blur->height : c->ty);
+  *needed = sizeof (float) * (size_t) job->width * job->height * job->channels +
+            (c->steps > 0 ? 4 : 2) * canvas_bytes + canvas_bytes + canvas_bytes / 2 +
+            *spectra_bytes;
+  if (budget && *needed > budget)
+    {
+      snprintf (message, size, "Wiener's %lldx%lld canvas needs %.1f MB of the GPU, past "
+                "the device budget of %.1f MB", (long long) c->tx, (long long) c->ty,
+                *needed / 1048576.0, budget / 1048576.0);
+      return CC_ERROR_OUT_OF_MEMORY;
+    }
+  return CC_OK;
+}
+
+/* The device's buffers, the tables copied up and the line kernel's shared
+ * memory set. */
+static CcStatus
+buffers_up (Buffers *b, const CcWienerCanvas &c, const HostTables &t, size_t spectra_bytes,
+            size_t needed, const Lines &rows, const Lines &columns, char *message,
+            size_t size)
+{
+  const size_t canvas_bytes = sizeof (float2) * (size_t) c.tx * c.ty,
+               sides = (size_t) (c.tx + c.ty);
+  cudaError_t err;
+
+  if ((err = cudaMalloc (&b->w, canvas_bytes)) != cudaSuccess ||
+      (err = cudaMalloc (&b->x, canvas_bytes)) != cudaSuccess ||
+      (c.steps > 0 && (err = cudaMalloc (&b->r, canvas_bytes)) != cudaSuccess) ||
+      (c.steps > 0 && (err = cudaMalloc (&b->p, canvas_bytes)) != cudaSuccess) ||
+      (err = cudaMalloc (&b->m, canvas_bytes)) != cudaSuccess ||
+      (err = cudaMalloc (&b->den, canvas_bytes / 2)) != cudaSuccess ||
+      (err = cudaMalloc (&b->lap, sizeof (float) * sides)) != cudaSuccess ||
+      (err = cudaMalloc (&b->taps, sizeof (Tap) * sides)) != cudaSuccess ||
+      (err = cudaMalloc (&b->blur, sizeof (double) * (size_t) t.bw * t.bh)) != cudaSuccess ||
+      (err = cudaMalloc (&b->spectra, spectra_bytes)) != cudaSuccess ||
+      (err = cudaMalloc (&b->twiddles, sizeof (double2) * sides)) != cudaSuccess ||
+      (err = cudaMalloc (&b->sum, sizeof (double))) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      snprintf (message, size, "no room on the GPU for Wiener's %lldx%lld canvas and its "
+                "steps (%zu MB with the image's planes)", (long long) c.tx, (long long) c.ty,
+                needed >> 20);
+      return cc_gpu_status_of (err);
+    }
+  if ((err = cudaMemcpy (b->taps, t.taps, sizeof (Tap) * sides, cudaMemcpyHostToDevice)) !=
+        cudaSuccess ||
+      (err = cudaMemcpy (b->lap, t.lap, sizeof (float) * sides, cudaMemcpyHostToDevice)) !=
+        cudaSuccess ||
+      (err = cudaMemcpy (b->blur, t.blur, sizeof (double) * (size_t) t.bw * t.bh,
+                         cudaMemcpyHostToDevice)) != cudaSuccess ||
+      (err = cudaFuncSetAttribute (wiener_lines, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   (int) (rows.shared > columns.shared
+                                          ? rows.shared : columns.shared))) != cudaSuccess)
+    return failed (err, "copying Wiener's job to the GPU failed", message, size);
+  return CC_OK;
+}
+
+/* The blur's spectrum m and the preconditioner den, from the folded blur. */
+static CcStatus
+blur_spectrum (const Buffers &b, const CcWienerCanvas &c, const HostTables &t,
+               const CcWienerJob *job, char *message, size_t size)
+{
+  cudaError_t err;
+
+  wiener_twiddles<<<(unsigned) ((c.tx + 255) / 256), 256>>> (b.twiddles, (int) c.tx);
+  wiener_twiddles<<<(unsigned) ((c.ty + 255) / 256), 256>>> (b.twiddles + c.tx, (int) c.ty);
+  wiener_blur_rows<<<grid_over ((int) c.tx, t.bh), 256>>> (b.spectra, b.blur, b.twiddles, t.bw,
+                                                          t.bh, t.bx, (int) c.tx);
+  wiener_spectrum<<<grid_over ((int) c.tx, (int) c.ty), 256>>> (
+    b.m, b.den, b.spectra, b.twiddles + c.tx, b.lap, b.lap + c.tx, t.bh, t.by, (int) c.tx,
+    (int) c.ty, job->noise);
+  if ((err = cudaGetLastError ()) != cudaSuccess)
+    return failed (err, "Wiener's blur spectrum", message, size);
+  return CC_OK;
+}
+
+static CcStatus
+cancelled (char *message, size_t size)
+{
+  snprintf (message, size, "cancelled");
+  return CC_ERROR_CANCELLED;
+}
+
+/* Each channel restored in turn, its progress told and cancel asked once
+ * it has finished. */
+static CcStatus
+restore_channels (const Buffers &b, const Lines &rows, const Lines &columns,
+                  const CcWienerCanvas &c, const CcWienerJob *job, char *message, size_t size)
+{
+  const int K = job->channels;
+  CcStatus status;
+  cudaError_t err;
+
+  if (job->tick && job->tick (0.0, job->data))
+    return cancelled (message, size);
+  for (int k = 0; k < K; k++)
+    {
+      if ((status = restore_channel (b, rows, columns, c, job, k, message, size)) != CC_OK)
+        return status;
+      if ((err = cudaGetLastError ()) != cudaSuccess ||
+          (err = cudaStreamSynchronize (0)) != cudaSuccess)
+        return failed (err, "Wiener's transforms", message, size);
+      if (job->tick && job->tick ((double) (k + 1) / K, job->data))
+        return cancelled (message, size);
+    }
+  return CC_OK;
+}
+
 extern "C" CcStatus
 cc_gpu_wiener (struct _CcGpu *g, const CcWienerJob *job, uint64_t budget, char *message,
                size_t size)
 {
-  const int K = job->channels;
   CcWienerCanvas c;
   Lines rows, columns;
   Buffers b = {};
-  size_t plane_bytes, canvas_bytes, spectra_bytes, needed;
-  int64_t side_max;
-  Tap *taps = NULL;
-  float *lap = NULL;
-  int bw, bh, bx, by, canvases;
-  double *blur = NULL;
+  HostTables t = {};
+  size_t spectra_bytes, needed;
   CcStatus status = cc_gpu_status (g, message, size);
-  cudaError_t err;
 
   if (status != CC_OK)
     return status;
@@ -708,123 +853,24 @@ cc_gpu_wiener (struct _CcGpu *g, const CcWienerJob *job, uint64_t budget, char *
    * scheduler's. */
   if (cc_fault ("launch"))
     return failed (cudaErrorLaunchFailure, "Wiener's transforms", message, size);
-  cc_wiener_canvas (job, &c);
-  /* A line and its second buffer in one block's shared memory. */
-  side_max = (int64_t) (g->facts.shared_optin / (2 * sizeof (float2)));
-  if (c.tx > side_max || c.ty > side_max ||
-      !lines_of ((int) c.tx, (int) c.ty, true, g->facts.shared_optin, &rows) ||
-      !lines_of ((int) c.ty, (int) c.tx, false, g->facts.shared_optin, &columns))
+  if ((status = plan_job (g, job, budget, &c, &rows, &columns, &spectra_bytes, &needed,
+                          message, size)) != CC_OK)
+    return status;
+  t.taps = (Tap *) malloc (sizeof (Tap) * (size_t) (c.tx + c.ty));
+  t.lap = (float *) malloc (sizeof (float) * (size_t) (c.tx + c.ty));
+  if (!t.taps || !t.lap || !host_tables (job, c, t.taps, t.lap) ||
+      !(t.blur = fold_blur (job->blur, &c, &t.bw, &t.bh, &t.bx, &t.by)))
     {
-      snprintf (message, size, "the GPU's transforms take sides of primes 2, 3, 5 and 7 up "
-                "to %lld, not the %lldx%lld canvas", (long long) side_max,
-                (long long) c.tx, (long long) c.ty);
-      return CC_ERROR_UNSUPPORTED;
-    }
-  /* The canvas and the guess; the steps' residual and direction; the
-   * blur's spectrum, and den as half of one. */
-  canvases = c.steps > 0 ? 4 : 2;
-  plane_bytes = sizeof (float) * (size_t) job->width * job->height * K;
-  canvas_bytes = sizeof (float2) * (size_t) c.tx * c.ty;
-  spectra_bytes = sizeof (double2) * (size_t) c.tx *
-                  (size_t) (job->blur->height < c.ty ? job->blur->height : c.ty);
-  needed = plane_bytes + canvases * canvas_bytes + canvas_bytes + canvas_bytes / 2 +
-           spectra_bytes;
-  if (budget && needed > budget)
-    {
-      snprintf (message, size, "Wiener's %lldx%lld canvas needs %.1f MB of the GPU, past "
-                "the device budget of %.1f MB", (long long) c.tx, (long long) c.ty,
-                needed / 1048576.0, budget / 1048576.0);
-      return CC_ERROR_OUT_OF_MEMORY;
-    }
-
-  taps = (Tap *) malloc (sizeof (Tap) * (size_t) (c.tx + c.ty));
-  lap = (float *) malloc (sizeof (float) * (size_t) (c.tx + c.ty));
-  if (!taps || !lap || !host_tables (job, c, taps, lap) ||
-      !(blur = fold_blur (job->blur, &c, &bw, &bh, &bx, &by)))
-    {
-      free (taps);
-      free (lap);
+      host_tables_free (&t);
       snprintf (message, size, "out of host memory for Wiener's maps");
       return CC_ERROR_OUT_OF_MEMORY;
     }
-
-  if ((err = cudaMalloc (&b.w, canvas_bytes)) != cudaSuccess ||
-      (err = cudaMalloc (&b.x, canvas_bytes)) != cudaSuccess ||
-      (c.steps > 0 && (err = cudaMalloc (&b.r, canvas_bytes)) != cudaSuccess) ||
-      (c.steps > 0 && (err = cudaMalloc (&b.p, canvas_bytes)) != cudaSuccess) ||
-      (err = cudaMalloc (&b.m, canvas_bytes)) != cudaSuccess ||
-      (err = cudaMalloc (&b.den, canvas_bytes / 2)) != cudaSuccess ||
-      (err = cudaMalloc (&b.lap, sizeof (float) * (size_t) (c.tx + c.ty))) != cudaSuccess ||
-      (err = cudaMalloc (&b.taps, sizeof (Tap) * (size_t) (c.tx + c.ty))) != cudaSuccess ||
-      (err = cudaMalloc (&b.blur, sizeof (double) * (size_t) bw * bh)) != cudaSuccess ||
-      (err = cudaMalloc (&b.spectra, spectra_bytes)) != cudaSuccess ||
-      (err = cudaMalloc (&b.twiddles, sizeof (double2) * (size_t) (c.tx + c.ty))) !=
-        cudaSuccess ||
-      (err = cudaMalloc (&b.sum, sizeof (double))) != cudaSuccess)
-    {
-      cudaGetLastError ();
-      status = cc_gpu_status_of (err);
-      snprintf (message, size, "no room on the GPU for Wiener's %lldx%lld canvas and its "
-                "steps (%zu MB with the image's planes)", (long long) c.tx, (long long) c.ty,
-                needed >> 20);
-      goto out;
-    }
-  if ((err = cudaMemcpy (b.taps, taps, sizeof (Tap) * (size_t) (c.tx + c.ty),
-                         cudaMemcpyHostToDevice)) != cudaSuccess ||
-      (err = cudaMemcpy (b.lap, lap, sizeof (float) * (size_t) (c.tx + c.ty),
-                         cudaMemcpyHostToDevice)) != cudaSuccess ||
-      (err = cudaMemcpy (b.blur, blur, sizeof (double) * (size_t) bw * bh,
-                         cudaMemcpyHostToDevice)) != cudaSuccess ||
-      (err = cudaFuncSetAttribute (wiener_lines, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   (int) (rows.shared > columns.shared
-                                          ? rows.shared : columns.shared))) != cudaSuccess)
-    {
-      status = failed (err, "copying Wiener's job to the GPU failed", message, size);
-      goto out;
-    }
-
-  wiener_twiddles<<<(unsigned) ((c.tx + 255) / 256), 256>>> (b.twiddles, (int) c.tx);
-  wiener_twiddles<<<(unsigned) ((c.ty + 255) / 256), 256>>> (b.twiddles + c.tx, (int) c.ty);
-  wiener_blur_rows<<<grid_over ((int) c.tx, bh), 256>>> (b.spectra, b.blur, b.twiddles, bw, bh,
-                                                        bx, (int) c.tx);
-  wiener_spectrum<<<grid_over ((int) c.tx, (int) c.ty), 256>>> (
-    b.m, b.den, b.spectra, b.twiddles + c.tx, b.lap, b.lap + c.tx, bh, by, (int) c.tx,
-    (int) c.ty, job->noise);
-  if ((err = cudaGetLastError ()) != cudaSuccess)
-    {
-      status = failed (err, "Wiener's blur spectrum", message, size);
-      goto out;
-    }
-  if (job->tick && job->tick (0.0, job->data))
-    {
-      status = CC_ERROR_CANCELLED;
-      snprintf (message, size, "cancelled");
-      goto out;
-    }
-  for (int k = 0; k < K; k++)
-    {
-      if ((status = restore_channel (b, rows, columns, c, job, k, message, size)) != CC_OK)
-        goto out;
-      /* Each channel finished before its progress is told and cancel asked. */
-      if ((err = cudaGetLastError ()) != cudaSuccess ||
-          (err = cudaStreamSynchronize (0)) != cudaSuccess)
-        {
-          status = failed (err, "Wiener's transforms", message, size);
-          goto out;
-        }
-      if (job->tick && job->tick ((double) (k + 1) / K, job->data))
-        {
-          status = CC_ERROR_CANCELLED;
-          snprintf (message, size, "cancelled");
-          goto out;
-        }
-    }
-
-out:
+  if ((status = buffers_up (&b, c, t, spectra_bytes, needed, rows, columns, message, size)) ==
+        CC_OK &&
+      (status = blur_spectrum (b, c, t, job, message, size)) == CC_OK)
+    status = restore_channels (b, rows, columns, c, job, message, size);
   buffers_free (&b);
-  free (taps);
-  free (lap);
-  free (blur);
+  host_tables_free (&t);
   return status;
 }
 

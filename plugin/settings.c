@@ -64,6 +64,26 @@ mask_of_drawable (GimpDrawable *drawable, RenderSettings *s, GError **error)
   return ok;
 }
 
+/* The border, method and shape from their names; or FALSE and why. */
+static gboolean
+choices_from_names (const gchar *border, const gchar *method, const gchar *shape,
+                    RenderSettings *s, GError **error)
+{
+  if (!cc_border_from_name (border, &s->border))
+    g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
+                 "border '%s' is not one of %s (or GEGL's none, clamp, loop)",
+                 border ? border : "", cc_border_names ());
+  else if (!cc_method_from_name (method, &s->method))
+    g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "method '%s' is not one of %s",
+                 method ? method : "", cc_method_names ());
+  else if (!cc_shape_from_name (shape, &s->shape.shape))
+    g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "shape '%s' is not one of %s",
+                 shape ? shape : "", cc_shape_names ());
+  else
+    return TRUE;
+  return FALSE;
+}
+
 /* Reads and checks the arguments both procedures have: the mask, border,
  * method, linear light and the channels; on failure 'error' says which and
  * why. */
@@ -103,27 +123,8 @@ shared_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **err
   if (matrix)
     values = gimp_double_array_get_values (matrix, &n);
 
-  if (!cc_border_from_name (border, &s->border))
-    {
-      g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
-                   "border '%s' is not one of %s (or GEGL's none, clamp, loop)",
-                   border ? border : "", cc_border_names ());
-      goto out;
-    }
-  if (!cc_method_from_name (method, &s->method))
-    {
-      g_set_error (error, GIMP_PLUG_IN_ERROR, 0,
-                   "method '%s' is not one of %s", method ? method : "",
-                   cc_method_names ());
-      goto out;
-    }
-  if (!cc_shape_from_name (shape, &s->shape.shape))
-    {
-      g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "shape '%s' is not one of %s",
-                   shape ? shape : "", cc_shape_names ());
-      goto out;
-    }
-
+  if (!choices_from_names (border, method, shape, s, error))
+    goto out;
   if (mask_drawable)
     {
       if (!mask_of_drawable (mask_drawable, s, error))

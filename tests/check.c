@@ -339,39 +339,15 @@ weight_share (const CheckCase *c, const CcImage *src, const CcMask *mask, double
   return w / sum_abs;
 }
 
-int
-check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_methods)
+/* The case's mask: weights of both signs, leaning positive, as real masks
+ * do; or a sum of mask_rank outer products, which the separable method
+ * takes.  Its divisor random in size and sign, its offset small. */
+static CcMask
+random_mask (const CheckCase *c, double *values, double *sum_abs)
 {
   const int taps = c->mask_width * c->mask_height;
-  double *values = malloc (sizeof (double) * taps);
-  CcImage src = make_image (c->src_type, c->channels, c->src_width, c->src_height,
-                            c->row_pad);
-  CcImage gold = make_image (CC_TYPE_DOUBLE, c->channels, c->out_width, c->out_height, 0);
-  CcImage dst = make_image (c->dst_type, c->channels, c->out_width, c->out_height,
-                            c->row_pad);
-  CcImage pristine = dst, plain = { NULL };
-  CcMask mask;
-  CcOptions o;
-  double sum_abs = 0.0, max_in = 1.0, bound, fft_bound;
-  char what[512];
-  int failed = 0;
-  bool weighted;
+  CcMask mask = { c->mask_width, c->mask_height, values, 1.0, 0.0 };
 
-  describe (c, what, sizeof what);
-  {
-    /* CHECK_FILTER=text runs only the cases whose description holds it. */
-    const char *filter = getenv ("CHECK_FILTER");
-    if (filter && !strstr (what, filter))
-      {
-        free (values);
-        free (src.data);
-        free (gold.data);
-        free (dst.data);
-        return 0;
-      }
-  }
-  /* Weights of both signs, leaning positive, as real masks do; or a sum of
-   * outer products, which the separable method takes. */
   for (int i = 0; i < taps; i++)
     values[i] = c->mask_rank ? 0.0 : check_uniform (-0.5, 1.0);
   for (int k = 0; k < c->mask_rank; k++)
@@ -386,13 +362,177 @@ check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_m
         for (int i = 0; i < c->mask_width; i++)
           values[j * c->mask_width + i] += u[j] * v[i];
     }
+  *sum_abs = 0.0;
   for (int i = 0; i < taps; i++)
-    sum_abs += fabs (values[i]);
-  mask.width = c->mask_width;
-  mask.height = c->mask_height;
-  mask.values = values;
-  mask.divisor = check_uniform (0.5, 1.5) * sum_abs * (check_rand () % 4 ? 1 : -1);
+    *sum_abs += fabs (values[i]);
+  mask.divisor = check_uniform (0.5, 1.5) * *sum_abs * (check_rand () % 4 ? 1 : -1);
   mask.offset = check_uniform (-0.1, 0.1);
+  return mask;
+}
+
+/* What one case checks a method's output against, and with what. */
+typedef struct
+{
+  const CheckCase *c;
+  CcImage          src, gold, pristine;
+  CcImage          plain;   /* the unweighted gold, made once needed */
+  const CcMask    *mask;
+  const CcOptions *o;
+  double           sum_abs, bound, fft_bound;
+  bool             weighted;
+  const char      *what;
+} Expect;
+
+/* Sample i of output row y against the gold (or, where the weight is within
+ * a transform's rounding of nought, the plain sum), copied channels bit for
+ * bit. */
+static bool
+output_sample_ok (Expect *e, const CcResult *r, const CcImage *dst, int64_t y, int64_t i,
+                  double b)
+{
+  const CheckCase *c = e->c;
+  const char *row = (const char *) dst->data + y * dst->stride;
+  const double *grow = (const double *) ((const char *) e->gold.data + y * e->gold.stride);
+  const int ch = (int) (i % c->channels);
+  const bool colour = ch < c->channels - (c->alpha ? 1 : 0);
+  const double got = get_sample (row, dst->type, i);
+  bool copied = c->alpha && !c->affect_alpha && ch == c->channels - 1;
+  bool ok = matches (c, dst->type, ch, colour, got, grow[i], b);
+
+  copied |= colour && ch < 3 && (c->keep_colour >> ch & 1);
+  if (!ok && e->weighted && colour && check_transformed (r) &&
+      weight_share (c, &e->src, e->mask, e->sum_abs, i / c->channels, y) <= CHECK_NOUGHT_SHARE)
+    {
+      if (!e->plain.data)
+        {
+          CcOptions unweighted = *e->o;
+
+          unweighted.alpha_weighting = false;
+          e->plain = make_image (CC_TYPE_DOUBLE, c->channels, c->out_width, c->out_height, 0);
+          CHECK (cc_convolve_gold (&e->src, c->out_x, c->out_y, &e->plain, e->mask,
+                                   &unweighted) == CC_OK, "plain gold refused");
+        }
+      ok = matches (c, dst->type, ch, colour, got,
+                    ((const double *) ((const char *) e->plain.data +
+                                       y * e->plain.stride))[i], b);
+    }
+  if (ok && copied && c->src_type == c->dst_type)
+    {
+      const char *srow = (const char *) e->src.data + (c->out_y + y) * e->src.stride;
+      const size_t sz = cc_type_size (dst->type);
+
+      ok = memcmp (row + i * sz, srow + ((c->out_x * c->channels) + i) * sz, sz) == 0;
+    }
+  return CHECK (ok, "%s: sample (%lld,%lld) channel %d: got %.9g, gold %.9g (bound %.3g): %s",
+                cc_method_name (r->method_used), (long long) (i / c->channels), (long long) y,
+                ch, got, grow[i], b, e->what);
+}
+
+/* The method's output, every sample and the row padding untouched; the
+ * samples that failed, up to 3. */
+static int
+output_bad (Expect *e, const CcResult *r, const CcImage *dst, CcMethod method)
+{
+  const CheckCase *c = e->c;
+  /* auto is held to the bound of the method it took. */
+  const double b = check_transformed (r) ? e->fft_bound : e->bound;
+  const size_t row_bytes = dst->width * c->channels * cc_type_size (dst->type);
+  int bad = 0;
+
+  for (int64_t y = 0; y < dst->height && bad < 3; y++)
+    {
+      const char *row = (const char *) dst->data + y * dst->stride;
+      const char *prow = (const char *) e->pristine.data + y * dst->stride;
+
+      for (int64_t i = 0; i < dst->width * c->channels && bad < 3; i++)
+        bad += !output_sample_ok (e, r, dst, y, i, b);
+      if (!CHECK (memcmp (row + row_bytes, prow + row_bytes, dst->stride - row_bytes) == 0,
+                  "%s: wrote past the end of row %lld: %s", cc_method_name (method),
+                  (long long) y, e->what))
+        bad++;
+    }
+  return bad;
+}
+
+/* One method on the case: its output, or its clean refusal; 1 where it
+ * failed. */
+static int
+check_method (CcContext *ctx, Expect *e, CcImage *dst, CcMethod method)
+{
+  const CheckCase *c = e->c;
+  CcImage s = e->src, d = *dst;
+  CcOptions o = *e->o;
+  CcResult r;
+  CcStatus st;
+  char why[256];
+  bool unsupported;
+
+  o.method = method;
+  memcpy (dst->data, e->pristine.data, dst->stride * dst->height);
+  if (c->src_on_device)
+    s = to_device (ctx, &e->src);
+  if (c->dst_on_device)
+    d = to_device (ctx, dst);
+  if (!CHECK (s.data && d.data, "device allocation failed: %s", e->what))
+    return 1;
+  unsupported = cc_method_check (ctx, method, e->mask, c->channels, e->weighted, why,
+                                 sizeof why) == CC_ERROR_UNSUPPORTED;
+  if (c->src_on_device && (c->border == CC_BORDER_BLACK || c->border == CC_BORDER_WHITE))
+    {
+      snprintf (why, sizeof why, "black and white borders need a host source");
+      unsupported = true;
+    }
+  st = cc_convolve (ctx, &s, c->out_x, c->out_y, &d, e->mask, &o, &r);
+  if (c->dst_on_device)
+    cc_device_copy (ctx, dst->data, d.data, dst->stride * dst->height, false);
+  if (c->src_on_device)
+    cc_device_free (ctx, s.data);
+  if (c->dst_on_device)
+    cc_device_free (ctx, d.data);
+  /* A method that cannot take the mask says so and writes nothing. */
+  if (unsupported)
+    return !CHECK (st == CC_ERROR_UNSUPPORTED && r.message[0] &&
+                   memcmp (dst->data, e->pristine.data, dst->stride * dst->height) == 0,
+                   "%s: expected a clean refusal (%s), got %s '%s': %s",
+                   cc_method_name (method), why, cc_status_name (st), r.message, e->what);
+  if (!CHECK (st == CC_OK, "%s: %s (%s): %s", cc_method_name (method), cc_status_name (st),
+              r.message, e->what))
+    return 1;
+  CHECK (r.strips >= c->min_strips, "%s: %d strips, expected at least %d: %s",
+         cc_method_name (method), r.strips, c->min_strips, e->what);
+  CHECK (!c->kernel || method == CC_METHOD_AUTO || method == CC_METHOD_CPU ||
+         strcmp (r.kernel, c->kernel) == 0, "%s: ran '%s', not '%s': %s",
+         cc_method_name (method), r.kernel, c->kernel, e->what);
+  return output_bad (e, &r, dst, method) ? 1 : 0;
+}
+
+int
+check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_methods)
+{
+  double *values = malloc (sizeof (double) * c->mask_width * c->mask_height);
+  CcImage dst = make_image (c->dst_type, c->channels, c->out_width, c->out_height,
+                            c->row_pad);
+  const char *filter = getenv ("CHECK_FILTER");
+  Expect e = { .c = c };
+  CcMask mask;
+  CcOptions o;
+  double max_in = 1.0;
+  char what[512];
+  int failed = 0;
+
+  describe (c, what, sizeof what);
+  /* CHECK_FILTER=text runs only the cases whose description holds it. */
+  if (filter && !strstr (what, filter))
+    {
+      free (values);
+      free (dst.data);
+      return 0;
+    }
+  e.what = what;
+  e.src = make_image (c->src_type, c->channels, c->src_width, c->src_height, c->row_pad);
+  e.gold = make_image (CC_TYPE_DOUBLE, c->channels, c->out_width, c->out_height, 0);
+  mask = random_mask (c, values, &e.sum_abs);
+  e.mask = &mask;
   cc_options_init (&o);
   o.border = c->border;
   o.clamp = c->clamp;
@@ -403,150 +543,32 @@ check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_m
     o.keep_colour[k] = c->keep_colour >> k & 1;
   if (c->transfer)
     o.transfer = make_transfer (c);
-
+  e.o = &o;
   /* Weighted where some colour channel is convolved with alpha weighting. */
-  weighted = c->alpha && c->alpha_weighting &&
-             c->keep_colour != (1u << (c->channels - 1 < 3 ? c->channels - 1 : 3)) - 1;
+  e.weighted = c->alpha && c->alpha_weighting &&
+               c->keep_colour != (1u << (c->channels - 1 < 3 ? c->channels - 1 : 3)) - 1;
 
-  fill_random (&src, c->alpha);
+  fill_random (&e.src, c->alpha);
   if (c->src_type == CC_TYPE_FLOAT || c->src_type == CC_TYPE_DOUBLE || c->src_type == CC_TYPE_HALF)
     max_in = 1.25;
-  bound = (1e-5 * (sum_abs / fabs (mask.divisor)) + 1e-6) * max_in;
+  e.bound = (1e-5 * (e.sum_abs / fabs (mask.divisor)) + 1e-6) * max_in;
   /* The fft method's bound (issue #5): its rounding grows with the transform. */
-  fft_bound = (1e-4 * (sum_abs / fabs (mask.divisor)) + 1e-5) * max_in;
-
-  CHECK (cc_convolve_gold (&src, c->out_x, c->out_y, &gold, &mask, &o) == CC_OK,
+  e.fft_bound = (1e-4 * (e.sum_abs / fabs (mask.divisor)) + 1e-5) * max_in;
+  CHECK (cc_convolve_gold (&e.src, c->out_x, c->out_y, &e.gold, &mask, &o) == CC_OK,
          "gold refused: %s", what);
-
-  pristine.data = malloc (dst.stride * dst.height);
-  poison (&pristine);
-
+  e.pristine = dst;
+  e.pristine.data = malloc (dst.stride * dst.height);
+  poison (&e.pristine);
   for (int m = 0; m < n_methods; m++)
-    {
-      CcImage s = src, d = dst;
-      CcResult r;
-      CcStatus st;
-      char why[256];
-      bool unsupported;
-      int bad = 0;
-
-      o.method = methods[m];
-      memcpy (dst.data, pristine.data, dst.stride * dst.height);
-      if (c->src_on_device)
-        s = to_device (ctx, &src);
-      if (c->dst_on_device)
-        d = to_device (ctx, &dst);
-      if (!CHECK (s.data && d.data, "device allocation failed: %s", what))
-        {
-          failed++;
-          continue;
-        }
-
-      unsupported = cc_method_check (ctx, methods[m], &mask, c->channels, weighted, why,
-                                     sizeof why) == CC_ERROR_UNSUPPORTED;
-      if (c->src_on_device && (c->border == CC_BORDER_BLACK || c->border == CC_BORDER_WHITE))
-        {
-          snprintf (why, sizeof why, "black and white borders need a host source");
-          unsupported = true;
-        }
-      st = cc_convolve (ctx, &s, c->out_x, c->out_y, &d, &mask, &o, &r);
-      if (c->dst_on_device)
-        cc_device_copy (ctx, dst.data, d.data, dst.stride * dst.height, false);
-      if (c->src_on_device)
-        cc_device_free (ctx, s.data);
-      if (c->dst_on_device)
-        cc_device_free (ctx, d.data);
-      if (unsupported)
-        {
-          /* A method that cannot take the mask says so and writes nothing. */
-          if (!CHECK (st == CC_ERROR_UNSUPPORTED && r.message[0] &&
-                      memcmp (dst.data, pristine.data, dst.stride * dst.height) == 0,
-                      "%s: expected a clean refusal (%s), got %s '%s': %s",
-                      cc_method_name (methods[m]), why, cc_status_name (st), r.message, what))
-            failed++;
-          continue;
-        }
-      if (!CHECK (st == CC_OK, "%s: %s (%s): %s", cc_method_name (methods[m]),
-                  cc_status_name (st), r.message, what))
-        {
-          failed++;
-          continue;
-        }
-      CHECK (r.strips >= c->min_strips, "%s: %d strips, expected at least %d: %s",
-             cc_method_name (methods[m]), r.strips, c->min_strips, what);
-      CHECK (!c->kernel || methods[m] == CC_METHOD_AUTO || methods[m] == CC_METHOD_CPU ||
-             strcmp (r.kernel, c->kernel) == 0, "%s: ran '%s', not '%s': %s",
-             cc_method_name (methods[m]), r.kernel, c->kernel, what);
-      /* auto is held to the bound of the method it took. */
-      const double b = check_transformed (&r) ? fft_bound : bound;
-
-      for (int64_t y = 0; y < dst.height && bad < 3; y++)
-        {
-          const char *row = (const char *) dst.data + y * dst.stride;
-          const char *prow = (const char *) pristine.data + y * dst.stride;
-          const double *grow = (const double *) ((const char *) gold.data + y * gold.stride);
-          const size_t row_bytes = dst.width * c->channels * cc_type_size (dst.type);
-
-          for (int64_t i = 0; i < dst.width * c->channels && bad < 3; i++)
-            {
-              const int ch = (int) (i % c->channels);
-              const bool colour = ch < c->channels - (c->alpha ? 1 : 0);
-              double got = get_sample (row, dst.type, i);
-              bool copied = c->alpha && !c->affect_alpha && ch == c->channels - 1;
-              bool ok;
-
-              copied |= colour && ch < 3 && (c->keep_colour >> ch & 1);
-              ok = matches (c, dst.type, ch, colour, got, grow[i], b);
-              /* Where the weight is within a transform's rounding of nought,
-               * the plain sum passes too. */
-              if (!ok && weighted && colour && check_transformed (&r) &&
-                  weight_share (c, &src, &mask, sum_abs, i / c->channels, y) <=
-                  CHECK_NOUGHT_SHARE)
-                {
-                  if (!plain.data)
-                    {
-                      CcOptions unweighted = o;
-
-                      unweighted.alpha_weighting = false;
-                      plain = make_image (CC_TYPE_DOUBLE, c->channels, c->out_width,
-                                          c->out_height, 0);
-                      CHECK (cc_convolve_gold (&src, c->out_x, c->out_y, &plain, &mask,
-                                               &unweighted) == CC_OK, "plain gold refused");
-                    }
-                  ok = matches (c, dst.type, ch, colour, got,
-                                ((const double *) ((const char *) plain.data +
-                                                   y * plain.stride))[i], b);
-                }
-
-              /* Copied channels are bit-exact when the types match. */
-              if (ok && copied && c->src_type == c->dst_type)
-                {
-                  const char *srow = (const char *) src.data + (c->out_y + y) * src.stride;
-                  size_t sz = cc_type_size (dst.type);
-                  ok = memcmp (row + i * sz, srow + ((c->out_x * c->channels) + i) * sz, sz) == 0;
-                }
-              if (!CHECK (ok, "%s: sample (%lld,%lld) channel %d: got %.9g, gold %.9g "
-                          "(bound %.3g): %s", cc_method_name (r.method_used),
-                          (long long) (i / c->channels), (long long) y,
-                          (int) (i % c->channels), got, grow[i], b, what))
-                bad++;
-            }
-          if (!CHECK (memcmp (row + row_bytes, prow + row_bytes, dst.stride - row_bytes) == 0,
-                      "%s: wrote past the end of row %lld: %s",
-                      cc_method_name (methods[m]), (long long) y, what))
-            bad++;
-        }
-      if (bad)
-        failed++;
-    }
+    failed += check_method (ctx, &e, &dst, methods[m]);
 
   cc_transfer_free ((CcTransfer *) o.transfer);
-  free (plain.data);
+  free (e.plain.data);
   free (values);
-  free (src.data);
-  free (gold.data);
+  free (e.src.data);
+  free (e.gold.data);
   free (dst.data);
-  free (pristine.data);
+  free (e.pristine.data);
   return failed;
 }
 
