@@ -38,7 +38,9 @@ PACKAGES="gimp libgimp-3.0-dev libgegl-dev gegl gcc g++ make autoconf automake
           xdotool ca-certificates libfftw3-dev libpng-dev libjpeg-dev libwebp-dev
           liblcms2-dev xz-utils python3-skimage gmic"
 [ "$DIST" = forky ] && PACKAGES="$PACKAGES g++-15"
-[ "$KIND" = user ] && PACKAGES="gimp python3-gi gir1.2-gimp-3.0 gegl xz-utils"
+# A user's system: GIMP, its Python, the gegl tool, and bubblewrap, which
+# Flatpak brings (tests/flatpak-emulated.sh confines GIMP with it).
+[ "$KIND" = user ] && PACKAGES="gimp python3-gi gir1.2-gimp-3.0 gegl xz-utils bubblewrap"
 # The package list a root was last completed with: a root from before a
 # package joined the list gets what it lacks.
 STAMP=etc/gimp-cuda-convolve-packages
@@ -103,6 +105,9 @@ run ()
     [ "${3:-}" = ro ] && mount -o remount,bind,ro "$2" 2>/dev/null || true
   }
   mount --make-rprivate /
+  # The root a mount point of its own, so that inside it / is one, as
+  # bubblewrap (tests/flatpak-emulated.sh) needs.
+  mount --bind "$ROOT" "$ROOT"
   mount -t proc proc "$ROOT/proc"
   mount -t sysfs sys "$ROOT/sys"
   bind /dev "$ROOT/dev"

@@ -9,8 +9,9 @@
 # - With a profile: install.sh installs into that profile's plug-ins and the
 #   sandbox's GEGL module folder only, and says so; GIMP there registers the
 #   plug-in from that profile and maps the operation from that folder, and
-#   the procedure and cuda:convolve run and change a layer; uninstall.sh
-#   leaves the home as it was.
+#   the procedure and cuda:convolve run and change a layer; where bwrap can
+#   make a sandbox, the same in one where only the app's folder is
+#   writable; uninstall.sh leaves the home as it was.
 # CC_EXPECT_GPU=1: the procedure asks for a GPU method, and must have run on
 # the GPU.
 #   sh tests/flatpak-emulated.sh RELEASE_DIR
@@ -122,6 +123,26 @@ if [ -n "${CC_EXPECT_GPU:-}" ]; then
     cpu*|"") fail "the procedure did not run on the GPU: '$ran'" ;;
     *) ok "the procedure ran on the GPU: $ran" ;;
   esac
+fi
+
+# Where bubblewrap can make a sandbox (the GIMP 3.2 root has it), GIMP again
+# as Flatpak confines it: everything read-only but the app's folder under
+# ~/.var/app, a private /tmp, and /dev (the GPU).
+if command -v bwrap >/dev/null && bwrap --ro-bind / / --dev-bind /dev /dev true 2>/dev/null; then
+  HOME=$flat XDG_CONFIG_HOME=$app/config XDG_DATA_HOME=$app/data XDG_CACHE_HOME=$app/cache \
+    timeout 300 bwrap --ro-bind / / --dev-bind /dev /dev --proc /proc --tmpfs /tmp \
+      --ro-bind /tmp/flat.py /tmp/flat.py --bind "$app" "$app" \
+      "$gimp" -i --batch-interpreter=python-fu-eval -b "exec(open('/tmp/flat.py').read())" \
+      --quit >/tmp/flat-bwrap.log 2>&1
+  if grep -q '^procedures: True True' /tmp/flat-bwrap.log &&
+     grep -q '^operation: True' /tmp/flat-bwrap.log && grep -q '^procedure: True' /tmp/flat-bwrap.log &&
+     grep -q '^op: True' /tmp/flat-bwrap.log; then
+    ok "in a bubblewrap sandbox, only $app writable: the procedure ($(sed -n 's/^ran: //p' /tmp/flat-bwrap.log)) and the operation change a layer"
+  else
+    fail "in a bubblewrap sandbox: $(grep -E '^(procedures|operation|procedure|op):' /tmp/flat-bwrap.log | tr '\n' ' ') $(tail -5 /tmp/flat-bwrap.log)"
+  fi
+else
+  echo "SKIP - a bubblewrap sandbox: $(command -v bwrap >/dev/null && echo 'bwrap cannot make one here' || echo 'no bwrap here')"
 fi
 
 # GIMP wrote its own files in the profile meanwhile: only install.sh's go.
