@@ -506,6 +506,38 @@ check_method (CcContext *ctx, Expect *e, CcImage *dst, CcMethod method)
   return output_bad (e, &r, dst, method) ? 1 : 0;
 }
 
+static void
+cancel_progress (double fraction, void *data)
+{
+  CheckCancel *c = data;
+
+  CHECK (fraction >= c->last - 1e-12, "progress went back: %g after %g", fraction, c->last);
+  c->last = fraction;
+}
+
+static bool
+cancel_after (void *data)
+{
+  CheckCancel *c = data;
+
+  return ++c->polls > c->limit;
+}
+
+void
+check_cancel_reset (CheckCancel *c, int limit)
+{
+  *c = (CheckCancel) { limit, 0, 0.0 };
+}
+
+void
+check_cancel_hooks (CcOptions *o, CheckCancel *c, int limit)
+{
+  check_cancel_reset (c, limit);
+  o->progress = cancel_progress;
+  o->cancel = cancel_after;
+  o->user_data = c;
+}
+
 int
 check_case (CcContext *ctx, const CheckCase *c, const CcMethod *methods, int n_methods)
 {

@@ -62,6 +62,21 @@ double   check_uniform     (double lo, double hi);
  * and fine texture, in 0.05..0.95 (the deconvolution tests' images). */
 float    check_scene       (int64_t x, int64_t y, int k);
 
+/* The progress and cancel hooks the tests hand the engine (CcOptions'
+ * progress, cancel and user_data: check_cancel_hooks sets them): cancel
+ * says yes once it has been asked more than 'limit' times; progress keeps
+ * the last fraction told and fails a check where it goes back.
+ * check_cancel_reset starts a new run. */
+typedef struct
+{
+  int    limit;
+  int    polls;
+  double last;
+} CheckCancel;
+
+void     check_cancel_hooks (CcOptions *o, CheckCancel *c, int limit);
+void     check_cancel_reset (CheckCancel *c, int limit);
+
 /* Runs one case through each method and compares every sample with the
  * gold; returns the number of methods that failed. */
 int      check_case        (CcContext *ctx, const CheckCase *c, const CcMethod *methods,

@@ -1,13 +1,12 @@
 /* The engine on the CPU: border rules, conversions, argument checks, cancel,
  * hand-computed results, and the cpu and auto methods against the gold over
- * the whole sweep.  Runs everywhere (auto takes the GPU where there is one).
+ * the whole sweep (masks from text, values and shapes: test-masks.c).  Runs everywhere (auto takes the GPU where there is one).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
 #include "config.h"
 
 #include <limits.h>
-#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,410 +143,6 @@ test_half (void)
   CHECK (cc_float_to_u8 (0.5f) == 128 && cc_float_to_u8 (-1) == 0 && cc_float_to_u8 (2) == 255 &&
          cc_float_to_u8 (NAN) == 0 && cc_float_to_u16 (1.0f) == 65535 &&
          cc_double_to_u32 (1.0) == 4294967295u, "integer conversions clamp and round");
-}
-
-static void
-test_normalize (void)
-{
-  double pos[3] = { 1, 2, 1 }, neg[3] = { -1, -2, 0 }, zero[3] = { -1, 2, -1 };
-  CcMask m = { 3, 1, pos, 7.0, 0.25 };
-
-  cc_mask_normalize (&m);
-  CHECK (m.divisor == 4.0 && m.offset == 0.25, "normalize, sum > 0: %g %g", m.divisor, m.offset);
-  m.values = neg;
-  cc_mask_normalize (&m);
-  CHECK (m.divisor == 3.0 && m.offset == 1.0, "normalize, sum < 0: %g %g", m.divisor, m.offset);
-  m.values = zero;
-  cc_mask_normalize (&m);
-  CHECK (m.divisor == 1.0 && m.offset == 0.5, "normalize, sum = 0: %g %g", m.divisor, m.offset);
-}
-
-static void
-test_mask_text (void)
-{
-  static const char *bad[] = {
-    "", "1,2", "1;2", "1,2,3;4,5", "1,,2", "1,x,3", "nan", "1,inf,1", "1e999",
-    "1,2,3;4,5,6;7,8", "1;;;", ",1", "0.5 0.5 0.5"
-  };
-  char msg[256], *text;
-  double *v;
-  int w, h;
-
-  CHECK (cc_mask_parse ("0,1,0;1,-4,1;0,1,0", &w, &h, &v, msg, sizeof msg) &&
-         w == 3 && h == 3 && v[4] == -4.0 && v[5] == 1.0, "parse a 3x3 Laplacian");
-  text = cc_mask_format (w, h, v);
-  CHECK (text && strcmp (text, "0,1,0;1,-4,1;0,1,0") == 0, "format gave '%s'", text);
-  free (text);
-  free (v);
-  CHECK (cc_mask_parse (" 1 , 2 , 1 \n", &w, &h, &v, msg, sizeof msg) && w == 3 && h == 1,
-         "spaces and a trailing new line");
-  free (v);
-  {
-    double third[3] = { 1.0 / 3, 0.1, -2.5e-7 };
-    double *back;
-    text = cc_mask_format (3, 1, third);
-    CHECK (cc_mask_parse (text, &w, &h, &back, msg, sizeof msg) &&
-           memcmp (back, third, sizeof third) == 0, "round trip of '%s'", text);
-    free (back);
-    free (text);
-  }
-  /* Under a locale with decimal commas the text form is unchanged. */
-  if (setlocale (LC_NUMERIC, "de_DE.UTF-8") || setlocale (LC_NUMERIC, "fr_FR.UTF-8"))
-    {
-      double half[3] = { 0.5, 1, 0.25 };
-      CHECK (cc_mask_parse ("0.5,1,0.25", &w, &h, &v, msg, sizeof msg) && w == 3 &&
-             v[0] == 0.5 && v[2] == 0.25, "parse under a decimal-comma locale");
-      free (v);
-      text = cc_mask_format (3, 1, half);
-      CHECK (strcmp (text, "0.5,1,0.25") == 0, "format under a decimal-comma locale: %s", text);
-      free (text);
-      setlocale (LC_NUMERIC, "C");
-    }
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-    {
-      msg[0] = '\0';
-      CHECK (!cc_mask_parse (bad[i], &w, &h, &v, msg, sizeof msg) && msg[0],
-             "'%s' must be refused with a reason", bad[i]);
-    }
-}
-
-/* Every bad call is refused with a message, and leaves the output alone. */
-/* cc_mask_resolve, the one resolution of every front end's mask: text or
- * values, the identity where none are given, normalize, and each fault
- * refused with its word. */
-static void
-test_mask_resolve (void)
-{
-  static const double box[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
-  static const double nan3[3] = { 1, NAN, 1 };
-  static const struct
-  {
-    CcMaskSource source;
-    const char *word;   /* NULL: taken */
-  } refused[] = {
-    { { .values = box, .n_values = 9, .width = 4, .height = 3, .divisor = 1.0 }, "odd" },
-    { { .values = box, .n_values = 9, .width = CC_MASK_MAX + 2, .height = 1, .divisor = 1.0 },
-      "odd" },
-    { { .values = box, .n_values = 8, .width = 3, .height = 3, .divisor = 1.0 }, "8 values" },
-    { { .values = nan3, .n_values = 3, .width = 3, .height = 1, .divisor = 1.0 }, "finite" },
-    { { .values = box, .n_values = 9, .width = 3, .height = 3 }, "divisor" },
-    { { .values = box, .n_values = 9, .width = 3, .height = 3, .divisor = 1.0,
-        .offset = INFINITY }, "offset" },
-    { { .text = "1,2;3,4", .divisor = 1.0 }, "odd" },
-    { { .text = "1,x,1", .divisor = 1.0 }, "number" },
-  };
-  CcMaskSource identity = { .width = 5, .height = 3, .divisor = 1.0 };
-  CcMaskSource text = { .text = "1,2,1", .normalize = true };
-  CcMaskSource values = { .values = box, .n_values = 9, .width = 3, .height = 3, .offset = 0.25,
-                          .normalize = true };
-  char msg[256];
-  double *v;
-  CcMask m;
-
-  CHECK (cc_mask_resolve (&identity, &m, &v, msg, sizeof msg) && m.width == 5 &&
-         m.height == 3 && v[7] == 1.0 && v[0] == 0.0 && m.divisor == 1.0,
-         "no values: the 5x3 identity (%s)", msg);
-  free (v);
-  CHECK (cc_mask_resolve (&text, &m, &v, msg, sizeof msg) && m.width == 3 && m.height == 1 &&
-         v[1] == 2.0 && m.divisor == 4.0 && m.values == v,
-         "text, normalized: 1,2,1 over 4 (%s)", msg);
-  free (v);
-  CHECK (cc_mask_resolve (&values, &m, &v, msg, sizeof msg) && m.divisor == 9.0 &&
-         m.offset == 0.25 && v != box,
-         "values, normalized: a copy over 9, the offset kept (%s)", msg);
-  free (v);
-  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
-    {
-      msg[0] = '\0';
-      CHECK (!cc_mask_resolve (&refused[i].source, &m, &v, msg, sizeof msg) && !v &&
-             strstr (msg, refused[i].word),
-             "refused with '%s': %s", refused[i].word, msg);
-    }
-
-  /* An image as luminance and alpha: a 4x3 image is a 5x3 mask of their
-   * products, its last column zero, scaled to sum 1; the shape, the text
-   * and normalize ignored. */
-  {
-    static const float weights[24] = { 1, 1, 4, 0.5f, 3, 1, 8, 0.5f, 0, 1, 5, 0, 0, 1, 2, 1,
-                                       1, 0.5f, 0.5f, 1, 0, 0, 6, 0.5f };
-    static const float zero[8] = { 0, 1, 0, 1, 1, 0, 0, 0 }, negative[4] = { 1, 1, -3, 1 };
-    static const float bad[6] = { 1, 1, NAN, 1, 1, 1 };
-    CcMaskSource image = { .text = "1,x", .divisor = 5.0, .offset = 0.5, .normalize = true,
-                           .shape = { CC_SHAPE_DISC, 3, 0, 0, 0 }, .image = weights,
-                           .image_width = 4, .image_height = 3 };
-    static const struct { const float *px; int64_t w, h; const char *word; } no[] = {
-      { zero, 2, 2, "all zero" }, { negative, 2, 1, "sum to -2" }, { bad, 3, 1, "finite" },
-      { zero, 0, 4, "empty" }, { zero, CC_MASK_MAX + 1, 1, "masks go to" },
-    };
-    double sum = 0.0;
-
-    if (CHECK (cc_mask_resolve (&image, &m, &v, msg, sizeof msg) && m.width == 5 &&
-               m.height == 3 && m.divisor == 1.0 && m.offset == 0.0, "a 4x3 image: %s", msg))
-      {
-        for (int k = 0; k < 15; k++)
-          sum += v[k];
-        CHECK (fabs (sum - 1.0) < 1e-12 && v[4] == 0.0 && v[9] == 0.0 && v[14] == 0.0 &&
-               fabs (v[3] - 4.0 / 16.0) < 1e-12 && fabs (v[13] - 3.0 / 16.0) < 1e-12,
-               "a 4x3 image's weights over their sum 16, a zero column at the right");
-        free (v);
-      }
-    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
-      {
-        image.image = no[i].px;
-        image.image_width = no[i].w;
-        image.image_height = no[i].h;
-        msg[0] = '\0';
-        CHECK (!cc_mask_resolve (&image, &m, &v, msg, sizeof msg) && !v &&
-               strstr (msg, no[i].word), "an image refused with '%s': %s", no[i].word, msg);
-      }
-  }
-}
-
-/* ---- Shapes: each against its cell coverage computed here, by sampling
- * the shape's definition written again (not the engine's areas). */
-
-static double
-shape_at (const CcShapeSpec *s, double x, double y)
-{
-  const double r = s->radius, t = s->angle * M_PI / 180.0;
-
-  switch (s->shape)
-    {
-    case CC_SHAPE_GAUSSIAN:
-      {
-        const double sigma = r / 3.0;
-
-        return fabs (x) <= r && fabs (y) <= r
-               ? exp (-(x * x + y * y) / (2 * sigma * sigma)) : 0.0;
-      }
-    case CC_SHAPE_DISC:
-      return x * x + y * y <= r * r;
-    case CC_SHAPE_RING:
-      return x * x + y * y <= r * r && x * x + y * y > s->inner * s->inner * r * r;
-    case CC_SHAPE_BOX:
-      return fabs (x) <= r + 0.5 && fabs (y) <= r + 0.5;
-    case CC_SHAPE_MOTION:
-      return fabs (x * cos (t) - y * sin (t)) <= r + 0.5 &&
-             fabs (x * sin (t) + y * cos (t)) <= 0.5;
-    case CC_SHAPE_POLYGON:
-      /* Inside every side: each side's normal points between two corners,
-       * a corner at the top for angle 0. */
-      for (int k = 0; k < s->blades; k++)
-        {
-          const double b = t + M_PI / 2 + (2 * k + 1) * M_PI / s->blades;
-
-          if (x * cos (b) - y * sin (b) > r * cos (M_PI / s->blades))
-            return 0.0;
-        }
-      return 1.0;
-    default:
-      return 0.0;
-    }
-}
-
-/* The mask sampled at n x n points a cell, of the size the engine chose,
- * scaled to sum 1; the raw sum (the shape's area, in cells) in *area. */
-static double *
-sampled_shape (const CcShapeSpec *s, int w, int h, int n, double *area)
-{
-  double *m = calloc ((size_t) w * h, sizeof (double)), sum = 0.0;
-
-  for (int j = 0; j < h; j++)
-    for (int i = 0; i < w; i++)
-      {
-        double v = 0.0;
-
-        for (int b = 0; b < n; b++)
-          for (int a = 0; a < n; a++)
-            v += shape_at (s, i - w / 2 - 0.5 + (a + 0.5) / n, j - h / 2 - 0.5 + (b + 0.5) / n);
-        sum += m[j * w + i] = v / (n * n);
-      }
-  for (int k = 0; k < w * h; k++)
-    m[k] /= sum;
-  *area = sum;
-  return m;
-}
-
-static void
-test_shapes (void)
-{
-  static const CcShapeSpec cases[] = {
-    { CC_SHAPE_GAUSSIAN, 4.0, 0, 0, 0 }, { CC_SHAPE_GAUSSIAN, 10.3, 0, 0, 0 },
-    { CC_SHAPE_DISC, 0.5, 0, 0, 0 }, { CC_SHAPE_DISC, 3.7, 0, 0, 0 },
-    { CC_SHAPE_DISC, 12.0, 0, 0, 0 },
-    { CC_SHAPE_POLYGON, 6.0, 0, 6, 0 }, { CC_SHAPE_POLYGON, 9.4, 17.0, 5, 0 },
-    { CC_SHAPE_POLYGON, 5.0, 45.0, 3, 0 }, { CC_SHAPE_POLYGON, 7.5, -30.0, 12, 0 },
-    { CC_SHAPE_RING, 8.0, 0, 0, 0.5 }, { CC_SHAPE_RING, 6.3, 0, 0, 0.9 },
-    { CC_SHAPE_BOX, 2.0, 0, 0, 0 }, { CC_SHAPE_BOX, 3.25, 0, 0, 0 },
-    { CC_SHAPE_MOTION, 7.0, 0, 0, 0 }, { CC_SHAPE_MOTION, 9.0, 30.0, 0, 0 },
-    { CC_SHAPE_MOTION, 5.5, 90.0, 0, 0 }, { CC_SHAPE_MOTION, 8.0, 135.0, 0, 0 },
-  };
-  char msg[256];
-
-  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
-    {
-      const CcShapeSpec *s = &cases[c];
-      double *v, *want, area, sum = 0.0, worst = 0.0;
-      CcMask m;
-
-      if (!CHECK (cc_mask_shape (s, &m, &v, msg, sizeof msg), "%s radius %g: %s",
-                  cc_shape_name (s->shape), s->radius, msg))
-        continue;
-      want = sampled_shape (s, m.width, m.height, 128, &area);
-      for (int k = 0; k < m.width * m.height; k++)
-        {
-          sum += v[k];
-          worst = fmax (worst, fabs (v[k] - want[k]) * area);
-        }
-      /* Sampling finds an edge within 1/128 of a cell along its crossing
-       * (at most about 1.5 cells long), which bounds a cell's error. */
-      CHECK (fabs (sum - 1.0) < 1e-12 && m.divisor == 1.0 && m.offset == 0.0 &&
-             (m.width & 1) && (m.height & 1) &&
-             worst < (s->shape == CC_SHAPE_GAUSSIAN ? 1e-3 : 0.012),
-             "%s radius %g, angle %g: %dx%d, sum %.15g, worst cell %.4f of a cell's "
-             "coverage off the sampled one", cc_shape_name (s->shape), s->radius, s->angle,
-             m.width, m.height, sum, worst);
-      /* The shape reaches the mask's edges (on one side at least: a
-       * triangle is not symmetric about the centre), so the mask is no
-       * larger than it needs. */
-      {
-        double columns = 0.0, rows = 0.0;
-
-        for (int j = 0; j < m.height; j++)
-          columns = fmax (columns, fmax (v[j * m.width], v[j * m.width + m.width - 1]));
-        for (int i = 0; i < m.width; i++)
-          rows = fmax (rows, fmax (v[i], v[(m.height - 1) * m.width + i]));
-        CHECK (columns > 0.0 && rows > 0.0, "%s radius %g: empty edge rows or columns",
-               cc_shape_name (s->shape), s->radius);
-      }
-      free (v);
-      free (want);
-    }
-  /* A box of whole radius is an exact box. */
-  {
-    const CcShapeSpec box = { CC_SHAPE_BOX, 2.0, 0, 0, 0 };
-    double *v;
-    CcMask m;
-    bool flat = cc_mask_shape (&box, &m, &v, msg, sizeof msg) && m.width == 5;
-
-    for (int k = 0; flat && k < 25; k++)
-      flat = fabs (v[k] - 1.0 / 25) < 1e-15;
-    CHECK (flat, "box radius 2: a flat 5x5");
-    free (v);
-  }
-}
-
-/* The shape's area in cells, by its formula (a Gaussian: NAN, scaled by
- * its largest cell instead). */
-static double
-shape_area (const CcShapeSpec *s)
-{
-  const double r = s->radius;
-
-  switch (s->shape)
-    {
-    case CC_SHAPE_DISC:    return M_PI * r * r;
-    case CC_SHAPE_RING:    return M_PI * r * r * (1.0 - s->inner * s->inner);
-    case CC_SHAPE_BOX:     return (2 * r + 1) * (2 * r + 1);
-    case CC_SHAPE_MOTION:  return 2 * r + 1;
-    case CC_SHAPE_POLYGON: return 0.5 * s->blades * r * r * sin (2 * M_PI / s->blades);
-    default:               return NAN;
-    }
-}
-
-/* A slider moved by 0.1 px (or 0.5 degrees) changes each cell's coverage
- * by at most what the edges crossing it sweep (a corner cell has two:
- * 0.1 x 2 and a little), and the mask grows by cells that start empty. */
-static void
-test_shape_steps (void)
-{
-  static const CcShapeSpec shapes[] = {
-    { CC_SHAPE_GAUSSIAN, 0, 0, 0, 0 }, { CC_SHAPE_DISC, 0, 0, 0, 0 },
-    { CC_SHAPE_POLYGON, 0, 10.0, 7, 0 }, { CC_SHAPE_RING, 0, 0, 0, 0.6 },
-    { CC_SHAPE_BOX, 0, 0, 0, 0 }, { CC_SHAPE_MOTION, 0, 20.0, 0, 0 },
-  };
-  char msg[256];
-
-  for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++)
-    for (int turn = 0; turn < 2; turn++)
-      {
-        double worst = 0.0, at = 0.0;
-
-        for (int step = 10; step < 150; step++)
-          {
-            CcShapeSpec a = shapes[c], b = shapes[c];
-            double *va, *vb, sa, sb;
-            CcMask ka, kb;
-
-            a.radius = b.radius = step / 10.0;
-            if (turn)
-              b.angle += 0.5;
-            else
-              b.radius += 0.1;
-            if (!cc_mask_shape (&a, &ka, &va, msg, sizeof msg) ||
-                !cc_mask_shape (&b, &kb, &vb, msg, sizeof msg))
-              {
-                CHECK (false, "%s: %s", cc_shape_name (a.shape), msg);
-                break;
-              }
-            sa = shape_area (&a);
-            sb = shape_area (&b);
-            if (isnan (sa))
-              {
-                sa = 1.0 / va[ka.height / 2 * ka.width + ka.width / 2];
-                sb = 1.0 / vb[kb.height / 2 * kb.width + kb.width / 2];
-              }
-            /* b's cells, a's centred in them (a is never the larger). */
-            for (int j = 0; j < kb.height; j++)
-              for (int i = 0; i < kb.width; i++)
-                {
-                  const int ai = i - (kb.width - ka.width) / 2;
-                  const int aj = j - (kb.height - ka.height) / 2;
-                  const double x = ai >= 0 && ai < ka.width && aj >= 0 && aj < ka.height
-                                   ? va[aj * ka.width + ai] * sa : 0.0;
-                  const double d = fabs (vb[j * kb.width + i] * sb - x);
-
-                  if (d > worst)
-                    {
-                      worst = d;
-                      at = a.radius;
-                    }
-                }
-            free (va);
-            free (vb);
-          }
-        CHECK (worst < 0.22, "%s, %s: a cell's coverage moved by %.3f at radius %.1f",
-               cc_shape_name (shapes[c].shape), turn ? "0.5 degrees" : "0.1 px", worst, at);
-      }
-}
-
-static void
-test_shape_errors (void)
-{
-  static const struct
-  {
-    CcShapeSpec spec;
-    const char *word;
-  } bad[] = {
-    { { CC_SHAPE_DISC, 0.0, 0, 0, 0 }, "radius" },
-    { { CC_SHAPE_DISC, 600.0, 0, 0, 0 }, "radius" },
-    { { CC_SHAPE_DISC, NAN, 0, 0, 0 }, "radius" },
-    { { CC_SHAPE_POLYGON, 5.0, 0, 2, 0 }, "blades" },
-    { { CC_SHAPE_POLYGON, 5.0, 0, 13, 0 }, "blades" },
-    { { CC_SHAPE_RING, 5.0, 0, 0, 0.96 }, "inner" },
-    { { CC_SHAPE_MOTION, 5.0, INFINITY, 0, 0 }, "angle" },
-  };
-  char msg[256];
-  double *v;
-  CcMask m;
-
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-    {
-      msg[0] = '\0';
-      CHECK (!cc_mask_shape (&bad[i].spec, &m, &v, msg, sizeof msg) && !v &&
-             strstr (msg, bad[i].word), "%s refused with '%s': %s",
-             cc_shape_name (bad[i].spec.shape), bad[i].word, msg);
-    }
 }
 
 /* Fills 'values' (the mask's) with taps uniform in [-0.5, 1], their sum the
@@ -970,21 +565,6 @@ test_transfer_errors (CcContext *ctx)
   cc_transfer_free (three);
 }
 
-static double last_fraction;
-static int polls;
-
-static void
-progress (double fraction, void *data)
-{
-  last_fraction = fraction;
-}
-
-static bool
-cancel_after (void *data)
-{
-  return ++polls > *(int *) data;
-}
-
 static void
 test_cancel (CcContext *ctx)
 {
@@ -997,7 +577,7 @@ test_cancel (CcContext *ctx)
   CcOptions o;
   CcResult r;
   CcStatus st;
-  int limit = 0;
+  CheckCancel c;
 
   for (int i = 0; i < 961; i++)
     m[i] = 1.0;
@@ -1005,24 +585,20 @@ test_cancel (CcContext *ctx)
     in[i] = (uint8_t) check_rand ();
   cc_options_init (&o);
   o.method = CC_METHOD_CPU;
-  o.cancel = cancel_after;
-  o.progress = progress;
-  o.user_data = &limit;
 
   /* Cancelled at the first poll: nothing is computed. */
-  polls = 0;
+  check_cancel_hooks (&o, &c, 0);
   st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
   CHECK (st == CC_ERROR_CANCELLED, "cancel at once: %s", cc_status_name (st));
   /* Cancelled during the run: it stops. */
-  polls = 0;
-  limit = 1;
+  check_cancel_reset (&c, 1);
   st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
   CHECK (st == CC_ERROR_CANCELLED, "cancel while running: %s", cc_status_name (st));
   /* Not cancelled: progress ends at 1. */
-  o.cancel = NULL;
+  check_cancel_reset (&c, INT_MAX);
   mask.width = mask.height = 3;
   st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
-  CHECK (st == CC_OK && last_fraction == 1.0, "progress ended at %g", last_fraction);
+  CHECK (st == CC_OK && c.last == 1.0, "progress ended at %g", c.last);
   free (in);
   free (out);
 }
@@ -1118,12 +694,6 @@ main (void)
   test_border_index ();
   test_border_runs ();
   test_half ();
-  test_normalize ();
-  test_mask_text ();
-  test_mask_resolve ();
-  test_shapes ();
-  test_shape_steps ();
-  test_shape_errors ();
   test_cpu_fft (ctx);
   test_large_masks (ctx);
   test_names ();

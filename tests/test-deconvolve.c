@@ -325,24 +325,6 @@ test_finite (CcContext *ctx)
     }
 }
 
-static double last_fraction;
-static int polls;
-
-static void
-progress (double fraction, void *data)
-{
-  (void) data;
-  CHECK (fraction >= last_fraction - 1e-12, "progress went back: %g after %g", fraction,
-         last_fraction);
-  last_fraction = fraction;
-}
-
-static bool
-cancel_after (void *data)
-{
-  return ++polls > *(int *) data;
-}
-
 static void
 test_progress_cancel (CcContext *ctx)
 {
@@ -356,7 +338,7 @@ test_progress_cancel (CcContext *ctx)
   CcOptions o;
   CcResult r;
   CcStatus st;
-  int limit = 3;
+  CheckCancel c;
 
   for (int64_t i = 0; i < w * h; i++)
     {
@@ -365,30 +347,24 @@ test_progress_cancel (CcContext *ctx)
     }
   cc_deconvolve_params_init (&p);
   cc_options_init (&o);
-  o.progress = progress;
-  o.cancel = cancel_after;
-  o.user_data = &limit;
+  check_cancel_hooks (&o, &c, 3);
   for (int a = 0; a < CC_DECONVOLVE_COUNT; a++)
     {
       if (!runs_here (a))
         continue;
       p.algorithm = (CcDeconvolveAlgorithm) a;
       out[0] = -1.0f;
-      polls = 0;
-      limit = a == CC_DECONVOLVE_RICHARDSON_LUCY ? 3 : 0;
-      last_fraction = 0;
+      check_cancel_reset (&c, a == CC_DECONVOLVE_RICHARDSON_LUCY ? 3 : 0);
       st = cc_deconvolve (ctx, &src, &dst, &mask, &o, &p, &r);
-      CHECK (st == CC_ERROR_CANCELLED && out[0] == -1.0f && last_fraction < 1.0,
+      CHECK (st == CC_ERROR_CANCELLED && out[0] == -1.0f && c.last < 1.0,
              "%s cancelled: %s, output %s, at %g", cc_deconvolve_algorithm_name (p.algorithm),
-             cc_status_name (st), out[0] == -1.0f ? "untouched" : "touched", last_fraction);
-      polls = 0;
-      limit = 1 << 30;
-      last_fraction = 0;
+             cc_status_name (st), out[0] == -1.0f ? "untouched" : "touched", c.last);
+      check_cancel_reset (&c, 1 << 30);
       st = cc_deconvolve (ctx, &src, &dst, &mask, &o, &p, &r);
-      CHECK (st == CC_OK && fabs (last_fraction - 1.0) < 1e-9 && polls > 1,
+      CHECK (st == CC_OK && fabs (c.last - 1.0) < 1e-9 && c.polls > 1,
              "%s runs to the end: %s, progress at %g, %d polls",
-             cc_deconvolve_algorithm_name (p.algorithm), cc_status_name (st), last_fraction,
-             polls);
+             cc_deconvolve_algorithm_name (p.algorithm), cc_status_name (st), c.last,
+             c.polls);
     }
   free (in);
   free (out);
