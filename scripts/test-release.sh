@@ -19,6 +19,11 @@ if [ "${1:-}" != inside ]; then
   CUDA_ARCH=${CUDA_ARCH:-sm_90} scripts/release.sh
   tarball=$(ls -t gimp-cuda-convolve-*-linux-x86_64.tar.xz | head -1)
   status=0
+  # The settings' table of the release's own build, for the GIMP suites'
+  # check of the front ends against it (tests/gimp/settings.py) in the
+  # user's root, where nothing is built.
+  GIMP_VERSION=3.0 scripts/env.sh sh -c 'cd _release/build && make tests/test-settings \
+    >/dev/null && tests/test-settings --print' >_release/settings.tsv || status=1
   # The ABI floor of what GIMP loads (scripts/check-abi.sh), here, where
   # objdump is: the user's root has nothing to inspect binaries with.
   abi=$(mktemp -d)
@@ -140,7 +145,8 @@ sh "$release/install.sh" >/dev/null 2>&1 && sh "$release/install.sh" >/dev/null 
 snapshot >/tmp/again
 check 'cmp -s /tmp/after /tmp/again' "install.sh again upgrades in place: the same paths"
 
-CC_INSTALLED=1 top_srcdir=. sh tests/test-gimp.sh >/tmp/suites.log 2>&1
+CC_INSTALLED=1 CC_SETTINGS_TABLE=$here/_release/settings.tsv top_srcdir=. sh tests/test-gimp.sh \
+  >/tmp/suites.log 2>&1
 rc=$?
 grep -E 'checks, |^files: |^SKIP|^FAIL|GEGL_THREADS' /tmp/suites.log
 check '[ $rc -eq 0 ]' "the GIMP suites against the installed release (exit $rc)"
