@@ -1,21 +1,11 @@
-/* gimp-cuda-convolve: the convolution engine's public interface.
+/* gimp-cuda-convolve: the convolution engine's public interface.  The
+ * engine knows nothing of GIMP: a caller describes a source image (the
+ * pixels it has, possibly a halo around what it wants changed), an output
+ * rectangle inside it, a mask and options; the engine writes the output
+ * (the definition: cc_convolve).
  *
  * Copyright (C) 2026 gimp-cuda-convolve authors
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
- *
- * The engine knows nothing of GIMP.  A caller describes a source image (the
- * pixels it has, possibly a halo around what it wants changed), an output
- * rectangle inside it, a mask and options; the engine writes the output.
- *
- * Definition (correlation form), mask of odd width w and height h, rx = (w-1)/2,
- * ry = (h-1)/2, values in the 0..1 scale:
- *
- *   out(x,y,c) = S( sum_j sum_i M[j*w+i] * in(x+i-rx, y+j-ry, c) / divisor + offset )
- *
- * S clamps to [0,1] when clamping is on.  Coordinates outside the source
- * image follow the border mode.  With alpha weighting, colour channels use
- *   S( (sum k*c*a) * (sum |k|) / (sum |k*a|) / divisor + offset )
- * and the plain formula where sum |k*a| is 0.
  */
 #ifndef CUDA_CONVOLVE_H
 #define CUDA_CONVOLVE_H
@@ -196,7 +186,17 @@ const char  *cc_context_cpu_name     (CcContext *ctx);
  * processed in strips. */
 void         cc_context_set_device_budget (CcContext *ctx, uint64_t bytes);
 
-/* Convolve the source image 'src' into 'dst'.  Pixel (x,y) of 'dst' is the
+/* The definition (correlation form), mask of odd width w and height h,
+ * rx = (w-1)/2, ry = (h-1)/2, values in the 0..1 scale:
+ *
+ *   out(x,y,c) = S( sum_j sum_i M[j*w+i] * in(x+i-rx, y+j-ry, c) / divisor + offset )
+ *
+ * S clamps to [0,1] when clamping is on.  Coordinates outside the source
+ * image follow the border mode.  With alpha weighting, colour channels use
+ *   S( (sum k*c*a) * (sum |k|) / (sum |k*a|) / divisor + offset )
+ * and the plain formula where sum |k*a| is 0.
+ *
+ * Convolve the source image 'src' into 'dst'.  Pixel (x,y) of 'dst' is the
  * result at (out_x + x, out_y + y) of 'src'; that rectangle must lie inside
  * 'src'.  Border modes apply only beyond 'src'.  'src' and 'dst' must not
  * overlap; they have the same channel count, and may differ in type and in

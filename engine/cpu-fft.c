@@ -65,10 +65,8 @@ fft_cost (int tx, int ty, int w, int h, int planes)
 }
 
 /* The direct sums' cost per output pixel: two flops a tap a plane, at FMA
- * speed in vectors, which FFTW's flops do not reach.  Measured on the 2-core
- * VM (1024x768, RGB and weighted RGBA, best of 3, ms direct / transform):
- * 11x11 12.2 / 22.7, 13x13 13.9 / 17.0, 15x15 18.1 / 17.5, 17x17 20.7 /
- * 18.3, 31x31 58.0 / 22.9; this factor puts the crossing at 15x15. */
+ * speed in vectors, which FFTW's flops do not reach.  The factor puts the
+ * crossing where it was measured, at 15x15 (docs/performance-log.md). */
 #define DIRECT_ADVANTAGE 4.5
 
 static double

@@ -1,14 +1,10 @@
-/* Wiener deconvolution through FFTW.  The restoration x minimises
- *   |blur (x) - observed|^2 + noise |L x|^2
- * over the image, L the 4-neighbour Laplacian.  On a wrapped image, one
- * step: each channel's spectrum times M / (|M|^2 + noise |L|^2), M the
- * mask's spectrum (a correlation: conj (M) blurs).  Any other border:
- * that filter on a seamless canvas (cc_wiener_taps) is the first guess,
- * and CC_WIENER_STEPS conjugate-gradient steps, that filter their
- * preconditioner, solve for the canvas outside the image, which the image
- * does not see (docs/deconvolution.md).  kernels/wiener.cu does the same
- * on the GPU.  The channels go one after another, so that progress is told
- * from the caller's thread; each transform on the job's threads.
+/* Wiener deconvolution through FFTW: x minimises |blur (x) - observed|^2 +
+ * noise |L x|^2 over the image, L the 4-neighbour Laplacian.  A wrapped
+ * image takes one filter step; any other border a seamless canvas as the
+ * first guess and CC_WIENER_STEPS preconditioned conjugate-gradient steps
+ * for the canvas outside the image (docs/deconvolution.md).  The channels
+ * in turn, each transform on the job's threads; kernels/wiener.cu does the
+ * same on the GPU.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */

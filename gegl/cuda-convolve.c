@@ -1,37 +1,11 @@
-/* cuda:convolve, the engine as a GEGL operation: GIMP runs it inside its
- * own process, so it previews on the canvas, stays on a layer as an
- * editable effect and moves no pixel across a process boundary; the `gegl`
- * tool runs it on any file GEGL reads.  An area filter: GEGL asks for an
- * output rectangle, possibly from several threads at once, and hands over
- * the input with the mask's halo.
- *
- * On 8- and 16-bit perceptual input with results clamped it reads and
- * writes the input's own codes, and the engine works in linear light
- * through transfer tables, as the procedure's own pixel path does: GEGL
- * converts nothing.  Otherwise it works in "RGBA float" (linear light) or
- * "R'G'B'A float" (perceptual, linear FALSE) in the input's colour space,
- * as GIMP's Convolution Matrix does.  Results equal the procedure's.
- *
- * On the GPU it computes whole blocks of the input (the whole layer up to
- * 64 megapixels, bands of a larger one) in one engine call each, and GEGL's
- * cache serves the regions GIMP asks for from them: GIMP applies a filter in
- * chunks, the first one tile, and a large mask's halo and transforms would
- * otherwise be paid again for every chunk.  On the CPU each region is one
- * engine call, per GEGL thread: measured faster than a whole block there,
- * and a preview computes no more than its view.  CUDA starts on a helper
- * thread when the operation is first prepared; until it is ready, masks the
- * CPU takes quickly run there, so the first preview is not held up.
- *
- * Nothing here may crash or hang GIMP: a property the procedure would
- * refuse passes the input through with a warning, and a GPU that fails
- * leaves the call to the CPU path.
- *
- * This file holds the properties and the class; beside it, what the
- * property lists of this operation and cuda:deconvolve share
- * (op-properties.c, op-mask-properties.h, op-channel-properties.h), the
- * state prepare resolves from the properties (op-state.c), a region's
- * engine call (op-region.c), the engines (op-engine.c) and
- * cuda:convolve-layer, with its aux input (op-layer.c).
+/* cuda:convolve, the engine as a GEGL area filter, which GIMP runs in its
+ * own process (canvas preview, editable effects) and the gegl tool on
+ * files: the properties and the class.  How it reads formats, when it
+ * computes whole blocks and when regions, and why it never crashes GIMP:
+ * docs/design.md, "The GEGL operations".  Beside it: the property lists it
+ * shares with cuda:deconvolve (op-properties.c, op-*-properties.h), the
+ * state (op-state.c), a region's engine call (op-region.c), the engines
+ * (op-engine.c) and cuda:convolve-layer (op-layer.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */

@@ -1,20 +1,7 @@
 /* cuda:deconvolve, the engine's deconvolution (cc_deconvolve) as a GEGL
- * operation: the image as it was before a blur by a known mask (a shape,
- * a matrix, a preset or, through cuda:deconvolve-layer, an image), by
- * Richardson-Lucy or Wiener.  GIMP runs it in its own process, with its
- * dialog's on-canvas preview and split view, and keeps it on a layer as an
- * editable effect.
- *
- * Every output pixel depends on every input pixel, so the operation asks
- * for the whole input and computes it in one engine call, on the GPU or
- * the CPU as cuda:convolve's regions do (the CPU where the GPU fails);
- * GEGL's cache then serves every region GIMP asks for from that one
- * result.  The working format is cuda:convolve's (op_region_format).
- *
- * Nothing here may crash or hang GIMP: a mask the engine cannot take as a
- * blur (negative weights for Richardson-Lucy, an offset, weights summing
- * to 0 or less, bad matrix text, an all-zero layer) passes the input
- * through with a warning in the log domain "cuda-convolve".
+ * operation: the whole input restored in one engine call, on the GPU or
+ * the CPU, and a mask it cannot take as a blur passed through with a
+ * warning (docs/design.md, "The GEGL operations").
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */

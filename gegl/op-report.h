@@ -1,13 +1,9 @@
-/* What cuda:convolve ran, told to whoever set its "report" property: the
- * procedure applies through the operation in GIMP's process, where it
- * cannot see, and returns what the operation says ran there.
- *
- * The operation (re)writes the file after each region it computes, whole,
- * under a temporary name then renamed: one line a method and device that
- * ran, "METHOD<TAB>DEVICE<TAB>PIXELS<TAB>CALLS<TAB>ENGINE-MS<TAB>KERNELS"
- * (pixels computed, engine calls, their time, the kernels as CcResult
- * names them, "+"-joined), in the order they first ran.  GLib
- * and the engine only.
+/* What cuda:convolve ran, for whoever set its "report" property (the
+ * procedure, which cannot see into GIMP's process): after each region the
+ * file is rewritten whole, under a temporary name then renamed, one line a
+ * method and device, in the order they first ran:
+ * "METHOD<TAB>DEVICE<TAB>PIXELS<TAB>CALLS<TAB>ENGINE-MS<TAB>KERNELS"
+ * (kernels as CcResult names them, "+"-joined).  GLib and the engine only.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */

@@ -1,14 +1,9 @@
-/* The device toolkit: what several kernel families use, written once.
- * Shared-memory helpers; the PTX of the bulk-copy engine and its
- * mbarriers (compute capability 9.0 and up); how an output pixel is
- * finished (cc_finish by each channel's mode, or the plain formula where
- * every channel takes it); half-precision tensor-core MMAs summing in FP32
- * with two halves a sample; tensor maps for bulk copies of image boxes;
- * reading the source image, its borders resolved, and a pixel's sums by
- * the definition (conv_pixel); staging a band of rows in shared memory.
- * Every asm of kernels/ is here.  It
- * includes no host header: the types it takes are conv-args.cuh's.
- * Internal to kernels/.
+/* The device toolkit: what several kernel families use, written once:
+ * shared-memory helpers, the bulk-copy engine's PTX and mbarriers (sm_90
+ * and up), a pixel's finish by channel mode, half-precision tensor-core
+ * MMAs summing in FP32, tensor maps, the source read with its borders and
+ * conv_pixel, and a band of rows staged in shared memory.  Every asm of
+ * kernels/ is here; it includes no host header (conv-args.cuh's types).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */

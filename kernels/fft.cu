@@ -1,21 +1,8 @@
-/* Method "fft": the input region a strip needs (its output plus the mask's
- * halo, border resolved) is cut into tiles whose sides are powers of two
- * from 64 to 4096, transformed, multiplied by the conjugate of the mask's
- * spectrum (correlation, as the definition is), and transformed back, all
- * by this file's kernels: the rows, real to complex and back, by
- * fft_rows, forward and inverse; the columns with the product in
- * one kernel, fft_columns for tiles 256 to 1024 tall and
- * fft_columns_staged for the others.  Nothing of the CUDA toolkit is
- * needed at run time.  For comparison on the bench, a context made with
- * CUDA_CONVOLVE_CUFFT naming cuFFT's library transforms the rows with it.
- *
- * With alpha weighting, each tile's planes are the colour premultiplied by
- * alpha, alpha, the plain colour and |alpha|, that last one times |mask|'s
- * spectrum for the weight sum |k a|: colour is the premultiplied sum over
- * the weight, where the weight is not small against the mask's; the plain
- * sum where it is nought within the transform's rounding; and, between the
- * two, where the quotient of two rounded sums would be far off, the exact
- * sum, pixel by pixel (fft_exact).
+/* Method "fft": a strip's input cut into power-of-two tiles, each
+ * transformed, multiplied by the conjugate of the mask's spectrum and
+ * transformed back by this file's kernels (fft_rows, fft_columns,
+ * fft_columns_staged), with alpha weighting's planes and its exact sums
+ * (fft_exact).  The design: docs/design.md, "The GPU's own transforms".
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */

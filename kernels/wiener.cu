@@ -1,21 +1,8 @@
 /* Wiener deconvolution on the GPU (engine/deconvolve.c's wiener_gpu): the
- * CPU path's (engine/deconvolve-fft.c) canvas, first guess and
- * conjugate-gradient steps, channel by channel, on a complex canvas whose
- * imaginary part is 0, transformed by this file's kernels: nothing of the
- * CUDA toolkit is needed at run time.  Every transform is forward
- * (wiener_lines): an inverse is the forward transform of the conjugate,
- * conjugated.
- *
- * A line (a row or a column of the canvas) is transformed in shared
- * memory by a mixed-radix Stockham FFT of 2^a 3^b 5^c 7^d points, passes
- * of 7, 5, 3, then 8 and one of 4 or 2, between two buffers; so the
- * longest side is the shared memory a block may have over 16 bytes.  A
- * wrapped image whose side has a prime factor past 7, or a longer side, is
- * refused (CC_ERROR_UNSUPPORTED), and the front takes the CPU.
- *
- * The blur's spectrum is made once a job by direct DFTs in double (the
- * mask's rows, then the canvas's columns of those): the preconditioner's
- * quotient magnifies its rounding where the blur erases a frequency.
+ * CPU path's canvas, first guess and conjugate-gradient steps, channel by
+ * channel, transformed by this file's own mixed-radix line kernels; the
+ * blur's spectrum by direct DFTs in double.  Why, and what it refuses:
+ * docs/design.md, "The GPU's own transforms".
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */

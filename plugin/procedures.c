@@ -1,11 +1,8 @@
-/* plug-in-cuda-convolve: GIMP 3 procedures that convolve a drawable with a
- * mask, or undo a blur by one, on an NVIDIA GPU through CUDA, or on the CPU
- * where there is none.
- *
+/* The plug-in's GIMP 3 procedures:
  *   plug-in-cuda-convolve          the filter (Filters > Generic)
  *   plug-in-cuda-deconvolve        deconvolution, for scripts (the menu's
- *                                  Filters > Enhance > Deconvolve on the GPU...
- *                                  is GIMP's own dialog for cuda:deconvolve)
+ *                                  Filters > Enhance entry is GIMP's own
+ *                                  dialog for cuda:deconvolve)
  *   plug-in-cuda-convolve-presets  the preset ids they know
  *
  * Copyright (C) 2026 gimp-cuda-convolve authors

@@ -1,15 +1,8 @@
-/* Preset files.  The format, one file a mask:
- *
- *   [Preset]
- *   Name=Gaussian 3x3
- *   Description=Blur: the outer product of 1 2 1      (optional)
- *   Width=3
- *   Height=3
- *   Row1=1,2,1
- *   Row2=2,4,2
- *   Row3=1,2,1
- *   Divisor=16                                         (optional, default 1)
- *   Offset=0                                           (optional, default 0)
+/* Preset files, one mask each, read with GKeyFile:
+ *   [Preset]  Name=Gaussian 3x3  Description=... (optional)
+ *   Width=3  Height=3  Row1=1,2,1  Row2=2,4,2  Row3=1,2,1
+ *   Divisor=16 (optional, default 1)  Offset=0 (optional, default 0)
+ * one key a line.  The shipped presets, then the user's.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */

@@ -1,15 +1,10 @@
 /* Image files through GEGL and the format libraries: PNG, JPEG and WebP
- * decoded here as GIMP decodes them (tools/decode.c), TIFF and OpenEXR
- * samples through GEGL's loaders, each file's colour as GIMP takes it
- * (tools/colour.c), and every output through GEGL's savers.
- *
- * A file becomes the layer GIMP would make of it: the same samples, in the
- * format GIMP's layer would have (linear or perceptual, its sample type,
- * the space of its profile), turned as file-open turns it by its Exif
- * orientation.  The engine then gets it as the GEGL operation gets a layer
- * (babl/engine-format.h), so that the tool's result is the procedure's.
- * Formats the engine has no model for (premultiplied alpha, CMYK) are
- * converted to straight-alpha RGB once, as GIMP converts them.
+ * decoded as GIMP decodes them (tools/decode.c), TIFF and OpenEXR through
+ * GEGL's loaders, each file's colour as GIMP takes it (tools/colour.c),
+ * every output through GEGL's savers.  A file becomes the layer GIMP would
+ * make of it (its samples, format, profile space, Exif turn), handed to
+ * the engine as the operation hands a layer, so that the tool's result is
+ * the procedure's; premultiplied alpha and CMYK become straight RGB once.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
