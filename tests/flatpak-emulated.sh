@@ -87,11 +87,12 @@ fi
 
 # Where bubblewrap can make a sandbox (the GIMP 3.2 root has it), GIMP again
 # as Flatpak confines it: everything read-only but the app's folder under
-# ~/.var/app, a private /tmp, and /dev (the GPU).
+# ~/.var/app, a private /tmp, and /dev (the GPU); this clone, where
+# tests/installed.py is, read-only again on top of that /tmp.
 if command -v bwrap >/dev/null && bwrap --ro-bind / / --dev-bind /dev /dev true 2>/dev/null; then
   HOME=$flat XDG_CONFIG_HOME=$app/config XDG_DATA_HOME=$app/data XDG_CACHE_HOME=$app/cache \
     timeout 300 bwrap --ro-bind / / --dev-bind /dev /dev --proc /proc --tmpfs /tmp \
-      --bind "$app" "$app" \
+      --ro-bind "$here" "$here" --bind "$app" "$app" \
       "$gimp" -i --batch-interpreter=python-fu-eval -b "exec(open('$here/tests/installed.py').read())" \
       --quit >/tmp/flat-bwrap.log 2>&1
   if grep -q '^procedures: True True' /tmp/flat-bwrap.log &&
