@@ -74,6 +74,42 @@ convert (const Babl *own, const gchar *from, const gchar *to, const void *in, vo
                            babl_format_with_space (to, space)), in, out, n);
 }
 
+/* Curves read from ICC profiles are not always ascending: babl's reading of
+ * a ProPhoto profile steps back by 2e-5 where its linear toe meets the
+ * power segment, and its fast integer path and its double path differ by
+ * some 1e-5 near black.  Such a curve is held flat where it steps back,
+ * and a midpoint outside its two codes becomes their mean; a curve that
+ * would move by more than 1e-3 is left for cc_transfer_new to refuse. */
+static void
+make_ascending (gfloat *curve, gfloat *mid, gint codes)
+{
+  gfloat top = curve[0], moved = 0;
+
+  for (gint k = 1; k < codes; k++)
+    {
+      top = MAX (top, curve[k]);
+      moved = MAX (moved, top - curve[k]);
+    }
+  if (moved > 1e-3f)
+    return;
+  for (gint k = 1; k < codes; k++)
+    curve[k] = MAX (curve[k], curve[k - 1]);
+  for (gint k = 0; k < codes - 1; k++)
+    if (!(curve[k] <= mid[k] && mid[k] <= curve[k + 1]))
+      mid[k] = curve[k] + (curve[k + 1] - curve[k]) / 2;
+}
+
+/* Whether three curves, one after another, are the same, midpoints and
+ * all. */
+static gboolean
+curves_alike (const gfloat *to_linear, const gfloat *midpoints, gint codes)
+{
+  return memcmp (to_linear, to_linear + codes, sizeof (gfloat) * codes) == 0 &&
+         memcmp (to_linear, to_linear + 2 * codes, sizeof (gfloat) * codes) == 0 &&
+         memcmp (midpoints, midpoints + (codes - 1), sizeof (gfloat) * (codes - 1)) == 0 &&
+         memcmp (midpoints, midpoints + 2 * (codes - 1), sizeof (gfloat) * (codes - 1)) == 0;
+}
+
 CcTransfer *
 engine_format_transfer_new (const Babl *own, char *message, size_t size)
 {
@@ -131,35 +167,9 @@ engine_format_transfer_new (const Babl *own, char *message, size_t size)
         if (k < codes - 1)
           midpoints[c * (codes - 1) + k] = (gfloat) dout[k * n + c];
       }
-  /* Curves read from ICC profiles are not always ascending: babl's reading of
-   * a ProPhoto profile steps back by 2e-5 where its linear toe meets the
-   * power segment, and its fast integer path and its double path differ by
-   * some 1e-5 near black.  Such a curve is held flat where it steps back,
-   * and a midpoint outside its two codes becomes their mean; a curve that
-   * would move by more than 1e-3 is left for cc_transfer_new to refuse. */
   for (gint c = 0; c < n; c++)
-    {
-      gfloat *curve = to_linear + (gsize) c * codes, *mid = midpoints + (gsize) c * (codes - 1);
-      gfloat top = curve[0], moved = 0;
-
-      for (gint k = 1; k < codes; k++)
-        {
-          top = MAX (top, curve[k]);
-          moved = MAX (moved, top - curve[k]);
-        }
-      if (moved > 1e-3f)
-        continue;
-      for (gint k = 1; k < codes; k++)
-        curve[k] = MAX (curve[k], curve[k - 1]);
-      for (gint k = 0; k < codes - 1; k++)
-        if (!(curve[k] <= mid[k] && mid[k] <= curve[k + 1]))
-          mid[k] = curve[k] + (curve[k + 1] - curve[k]) / 2;
-    }
-  if (n == 3 &&
-      memcmp (to_linear, to_linear + codes, sizeof (gfloat) * codes) == 0 &&
-      memcmp (to_linear, to_linear + 2 * codes, sizeof (gfloat) * codes) == 0 &&
-      memcmp (midpoints, midpoints + (codes - 1), sizeof (gfloat) * (codes - 1)) == 0 &&
-      memcmp (midpoints, midpoints + 2 * (codes - 1), sizeof (gfloat) * (codes - 1)) == 0)
+    make_ascending (to_linear + (gsize) c * codes, midpoints + (gsize) c * (codes - 1), codes);
+  if (n == 3 && curves_alike (to_linear, midpoints, codes))
     curves = 1;
   t = cc_transfer_new (codes == 256 ? CC_TYPE_U8 : CC_TYPE_U16, curves, to_linear,
                        midpoints, message, size);

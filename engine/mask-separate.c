@@ -93,6 +93,27 @@ rank1 (const double *m, int w, int h, float *u, float *v)
   return err <= SEPARABLE_TOLERANCE * total ? 1 : 0;
 }
 
+/* The columns of a (h x w, after jacobi_svd) by decreasing singular value:
+ * their indices into order, their squared norms (sigma_k^2) into norms. */
+static void
+order_by_singular_value (const double *a, int h, int w, double *norms, int *order)
+{
+  for (int k = 0; k < w; k++)
+    {
+      norms[k] = 0.0;
+      for (int r = 0; r < h; r++)
+        norms[k] += a[r * w + k] * a[r * w + k];
+      order[k] = k;
+    }
+  for (int x = 1; x < w; x++)
+    for (int y = x; y > 0 && norms[order[y]] > norms[order[y - 1]]; y--)
+      {
+        int t = order[y];
+        order[y] = order[y - 1];
+        order[y - 1] = t;
+      }
+}
+
 int
 cc_mask_separate (const double *m, int w, int h, int max_terms, float *u, float *v)
 {
@@ -128,21 +149,7 @@ cc_mask_separate (const double *m, int w, int h, int max_terms, float *u, float 
     total += fabs (m[k]);
   jacobi_svd (a, h, w, vv);
 
-  /* Terms by decreasing singular value. */
-  for (int k = 0; k < w; k++)
-    {
-      norms[k] = 0.0;
-      for (int r = 0; r < h; r++)
-        norms[k] += a[r * w + k] * a[r * w + k];
-      order[k] = k;
-    }
-  for (int x = 1; x < w; x++)
-    for (int y = x; y > 0 && norms[order[y]] > norms[order[y - 1]]; y--)
-      {
-        int t = order[y];
-        order[y] = order[y - 1];
-        order[y - 1] = t;
-      }
+  order_by_singular_value (a, h, w, norms, order);
 
   for (int n = 0; n < max_terms && n < w; n++)
     {

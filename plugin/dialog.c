@@ -504,6 +504,172 @@ labelled (const gchar *mnemonic, GtkWidget *widget, GtkWidget *extra)
   return row;
 }
 
+/* The left column: the preview, its status line, and the canvas preview's
+ * toggles (made here, with the filter they control). */
+static GtkWidget *
+preview_column (Dialog *d)
+{
+  GtkWidget *left = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  GtkWidget *on_canvas;
+
+  d->preview = gimp_drawable_preview_new_from_drawable (d->drawable);
+  g_signal_connect (d->preview, "invalidated", G_CALLBACK (preview_invalidated), d);
+  d->status = gtk_label_new ("");
+  gtk_label_set_line_wrap (GTK_LABEL (d->status), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (d->status), 40);
+  gtk_box_pack_start (GTK_BOX (left), d->preview, TRUE, TRUE, 0);
+  gtk_box_pack_start (GTK_BOX (left), d->status, FALSE, FALSE, 0);
+  d->canvas = canvas_new (d);
+  on_canvas = gtk_check_button_new_with_mnemonic ("Preview on the _canvas");
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (on_canvas), d->canvas != NULL);
+  d->keep = gtk_check_button_new_with_mnemonic ("_Keep as an editable effect");
+  gtk_widget_set_tooltip_text (d->keep, "OK leaves the filter on the layer, to edit or "
+                                        "remove later, instead of merging it");
+  gtk_widget_set_sensitive (on_canvas, d->canvas != NULL);
+  gtk_widget_set_sensitive (d->keep, d->canvas != NULL);
+  if (d->canvas)
+    g_signal_connect (on_canvas, "toggled", G_CALLBACK (canvas_toggled), d);
+  gtk_box_pack_start (GTK_BOX (left), on_canvas, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (left), d->keep, FALSE, FALSE, 0);
+  return left;
+}
+
+/* The shape's rows: its choice, the mask layer's chooser, and the shape's
+ * sliders. */
+static void
+pack_shape_rows (Dialog *d, GimpProcedureDialog *dialog, GtkWidget *right)
+{
+  static const gchar *const names[4] = { "radius", "angle", "blades", "inner" };
+
+  d->shape = gtk_combo_box_text_new ();
+  for (gint s = 0; s < CC_SHAPE_COUNT; s++)
+    append_name (d->shape, cc_shape_name (s));
+  gtk_widget_set_tooltip_text (d->shape, "Matrix: the mask below; else a mask made from "
+                                         "a shape, scaled to sum 1");
+  gtk_box_pack_start (GTK_BOX (right), labelled ("S_hape:", d->shape, NULL), FALSE, FALSE, 0);
+  /* A layer as the mask: GIMP's own chooser, writing mask-drawable. */
+  gtk_box_pack_start (GTK_BOX (right),
+                      gimp_procedure_dialog_get_widget (dialog, "mask-drawable", G_TYPE_NONE),
+                      FALSE, FALSE, 0);
+  for (gint k = 0; k < 4; k++)
+    {
+      d->shape_widgets[k] = gimp_procedure_dialog_get_widget (dialog, names[k],
+                                                              GIMP_TYPE_SPIN_SCALE);
+      gtk_box_pack_start (GTK_BOX (right), d->shape_widgets[k], FALSE, FALSE, 0);
+    }
+  /* The slider's reach, for fine steps; larger radii are typed (to 511). */
+  gimp_spin_scale_set_scale_limits (GIMP_SPIN_SCALE (d->shape_widgets[0]), 0.5, 100.0);
+}
+
+/* The method's row, with the device beside it, and the method's note.  GPU
+ * methods are greyed, and the device says why, where no GPU is usable. */
+static void
+pack_method_rows (Dialog *d, GtkWidget *right)
+{
+  GtkWidget *device;
+  char why[512];
+  gchar *text;
+
+  d->method = method_combo ();
+  text = cc_context_gpu_status (d->ctx, why, sizeof why) == CC_OK
+         ? g_strdup_printf ("Device: %s", why)
+         : g_strdup_printf ("Device: %s. No GPU: %s", cc_context_device_name (d->ctx), why);
+  device = gtk_label_new (text);
+  g_free (text);
+  gtk_label_set_line_wrap (GTK_LABEL (device), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (device), 48);
+  gtk_label_set_xalign (GTK_LABEL (device), 0.0);
+  gtk_box_pack_start (GTK_BOX (right), labelled ("M_ethod:", d->method, device), FALSE, FALSE, 0);
+  d->method_note = gtk_label_new ("");
+  gtk_label_set_line_wrap (GTK_LABEL (d->method_note), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (d->method_note), 60);
+  gtk_label_set_xalign (GTK_LABEL (d->method_note), 0.0);
+  gtk_box_pack_start (GTK_BOX (right), d->method_note, FALSE, FALSE, 0);
+}
+
+/* The border's row, the procedure's toggles, and its channels in a row. */
+static void
+pack_border_rows (Dialog *d, GimpProcedureDialog *dialog, GtkWidget *right)
+{
+  GtkWidget *toggles, *channels;
+
+  d->border = gtk_combo_box_text_new ();
+  for (gint b = 0; b < CC_BORDER_COUNT; b++)
+    append_name (d->border, cc_border_name (b));
+  gtk_widget_set_tooltip_text (d->border, "What lies beyond the drawable's edges");
+  gtk_box_pack_start (GTK_BOX (right), labelled ("_Border:", d->border, NULL), FALSE, FALSE, 0);
+
+  toggles = gimp_procedure_dialog_fill_box (dialog, "toggles", "clamp", "alpha-weighting",
+                                            "affect-alpha", "linear", NULL);
+  gtk_box_pack_start (GTK_BOX (right), toggles, FALSE, FALSE, 0);
+  channels = gimp_procedure_dialog_fill_box (dialog, "channels", "red", "green", "blue", NULL);
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (channels), GTK_ORIENTATION_HORIZONTAL);
+  gtk_box_pack_start (GTK_BOX (right), labelled ("Channels:", channels, NULL), FALSE, FALSE, 0);
+}
+
+/* The right column: the shape, the presets and the mask editor, the method,
+ * the border and the procedure's toggles. */
+static GtkWidget *
+settings_column (Dialog *d, GimpProcedureDialog *dialog, const gchar *shipped_preset_dir,
+                 const gchar *user_preset_dir)
+{
+  GtkWidget *right = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
+
+  pack_shape_rows (d, dialog, right);
+  d->editor = MASK_EDITOR (mask_editor_new ());
+  d->presets = PRESET_BAR (preset_bar_new (shipped_preset_dir, user_preset_dir, d->editor));
+  gtk_box_pack_start (GTK_BOX (right), GTK_WIDGET (d->presets), FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (right), GTK_WIDGET (d->editor), TRUE, TRUE, 0);
+  pack_method_rows (d, right);
+  pack_border_rows (d, dialog, right);
+  return right;
+}
+
+/* The widgets' edits, and the config's own changes, from now on. */
+static void
+connect_edits (Dialog *d)
+{
+  g_signal_connect (d->editor, "changed", G_CALLBACK (editor_changed), d);
+  g_signal_connect (d->presets, "chosen", G_CALLBACK (preset_chosen), d);
+  g_signal_connect (d->method, "changed", G_CALLBACK (method_changed), d);
+  g_signal_connect (d->border, "changed", G_CALLBACK (border_changed), d);
+  g_signal_connect (d->shape, "changed", G_CALLBACK (shape_changed), d);
+  g_signal_connect (d->config, "notify", G_CALLBACK (config_notify), d);
+}
+
+/* Let a preview computation in flight finish before the context goes. */
+static void
+preview_stop (Dialog *d)
+{
+  d->closed = TRUE;
+  g_atomic_int_inc (&d->generation);
+  g_signal_handlers_disconnect_by_data (d->config, d);
+  if (d->timeout)
+    g_source_remove (d->timeout);
+  while (d->running > 0)
+    g_main_context_iteration (NULL, TRUE);
+}
+
+/* The canvas preview's filter, kept on the layer as the config stands now
+ * and shown, or deleted (OK merges a filter of its own). */
+static void
+canvas_finish (Dialog *d, gboolean keep)
+{
+  if (keep)
+    {
+      RenderSettings settings = { 0 };
+
+      if (settings_from_config (d->config, &settings, NULL))
+        filter_configure (d->canvas, &settings);
+      g_free (settings.matrix);
+      gimp_drawable_filter_set_visible (d->canvas, TRUE);
+    }
+  else if (d->canvas)
+    gimp_drawable_filter_delete (d->canvas);
+  if (d->canvas)
+    gimp_displays_flush ();
+}
+
 gboolean
 convolve_dialog (GimpProcedure *procedure, GimpProcedureConfig *config,
                  GimpDrawable *drawable, CcContext *ctx,
@@ -511,10 +677,8 @@ convolve_dialog (GimpProcedure *procedure, GimpProcedureConfig *config,
                  gboolean *keep_effect)
 {
   Dialog d = { 0 };
-  GtkWidget *dialog, *main_box, *left, *right, *device, *toggles, *channels, *on_canvas;
+  GtkWidget *dialog, *main_box;
   GError *error = NULL;
-  char why[512];
-  gchar *text;
   gboolean run;
 
   d.config = config;
@@ -532,127 +696,23 @@ convolve_dialog (GimpProcedure *procedure, GimpProcedureConfig *config,
   gtk_container_set_border_width (GTK_CONTAINER (main_box), 12);
   gtk_box_pack_start (GTK_BOX (gtk_dialog_get_content_area (GTK_DIALOG (dialog))), main_box,
                       TRUE, TRUE, 0);
-
-  left = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  d.preview = gimp_drawable_preview_new_from_drawable (drawable);
-  g_signal_connect (d.preview, "invalidated", G_CALLBACK (preview_invalidated), &d);
-  d.status = gtk_label_new ("");
-  gtk_label_set_line_wrap (GTK_LABEL (d.status), TRUE);
-  gtk_label_set_max_width_chars (GTK_LABEL (d.status), 40);
-  gtk_box_pack_start (GTK_BOX (left), d.preview, TRUE, TRUE, 0);
-  gtk_box_pack_start (GTK_BOX (left), d.status, FALSE, FALSE, 0);
-  d.canvas = canvas_new (&d);
-  on_canvas = gtk_check_button_new_with_mnemonic ("Preview on the _canvas");
-  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (on_canvas), d.canvas != NULL);
-  d.keep = gtk_check_button_new_with_mnemonic ("_Keep as an editable effect");
-  gtk_widget_set_tooltip_text (d.keep, "OK leaves the filter on the layer, to edit or "
-                                       "remove later, instead of merging it");
-  gtk_widget_set_sensitive (on_canvas, d.canvas != NULL);
-  gtk_widget_set_sensitive (d.keep, d.canvas != NULL);
-  if (d.canvas)
-    g_signal_connect (on_canvas, "toggled", G_CALLBACK (canvas_toggled), &d);
-  gtk_box_pack_start (GTK_BOX (left), on_canvas, FALSE, FALSE, 0);
-  gtk_box_pack_start (GTK_BOX (left), d.keep, FALSE, FALSE, 0);
-  gtk_box_pack_start (GTK_BOX (main_box), left, TRUE, TRUE, 0);
-
-  right = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
-  d.shape = gtk_combo_box_text_new ();
-  for (gint s = 0; s < CC_SHAPE_COUNT; s++)
-    append_name (d.shape, cc_shape_name (s));
-  gtk_widget_set_tooltip_text (d.shape, "Matrix: the mask below; else a mask made from "
-                                        "a shape, scaled to sum 1");
-  gtk_box_pack_start (GTK_BOX (right), labelled ("S_hape:", d.shape, NULL), FALSE, FALSE, 0);
-  /* A layer as the mask: GIMP's own chooser, writing mask-drawable. */
-  gtk_box_pack_start (GTK_BOX (right),
-                      gimp_procedure_dialog_get_widget (GIMP_PROCEDURE_DIALOG (dialog),
-                                                        "mask-drawable", G_TYPE_NONE),
+  gtk_box_pack_start (GTK_BOX (main_box), preview_column (&d), TRUE, TRUE, 0);
+  gtk_box_pack_start (GTK_BOX (main_box),
+                      settings_column (&d, GIMP_PROCEDURE_DIALOG (dialog), shipped_preset_dir,
+                                       user_preset_dir),
                       FALSE, FALSE, 0);
-  {
-    static const gchar *const names[4] = { "radius", "angle", "blades", "inner" };
-
-    for (gint k = 0; k < 4; k++)
-      {
-        d.shape_widgets[k] = gimp_procedure_dialog_get_widget (GIMP_PROCEDURE_DIALOG (dialog),
-                                                               names[k], GIMP_TYPE_SPIN_SCALE);
-        gtk_box_pack_start (GTK_BOX (right), d.shape_widgets[k], FALSE, FALSE, 0);
-      }
-    /* The slider's reach, for fine steps; larger radii are typed (to 511). */
-    gimp_spin_scale_set_scale_limits (GIMP_SPIN_SCALE (d.shape_widgets[0]), 0.5, 100.0);
-  }
-  d.editor = MASK_EDITOR (mask_editor_new ());
-  d.presets = PRESET_BAR (preset_bar_new (shipped_preset_dir, user_preset_dir, d.editor));
-  gtk_box_pack_start (GTK_BOX (right), GTK_WIDGET (d.presets), FALSE, FALSE, 0);
-  gtk_box_pack_start (GTK_BOX (right), GTK_WIDGET (d.editor), TRUE, TRUE, 0);
-
-  /* GPU methods are greyed, and the device says why, where no GPU is usable. */
-  d.method = method_combo ();
-  text = cc_context_gpu_status (ctx, why, sizeof why) == CC_OK
-         ? g_strdup_printf ("Device: %s", why)
-         : g_strdup_printf ("Device: %s. No GPU: %s", cc_context_device_name (ctx), why);
-  device = gtk_label_new (text);
-  g_free (text);
-  gtk_label_set_line_wrap (GTK_LABEL (device), TRUE);
-  gtk_label_set_max_width_chars (GTK_LABEL (device), 48);
-  gtk_label_set_xalign (GTK_LABEL (device), 0.0);
-  gtk_box_pack_start (GTK_BOX (right), labelled ("M_ethod:", d.method, device), FALSE, FALSE, 0);
-  d.method_note = gtk_label_new ("");
-  gtk_label_set_line_wrap (GTK_LABEL (d.method_note), TRUE);
-  gtk_label_set_max_width_chars (GTK_LABEL (d.method_note), 60);
-  gtk_label_set_xalign (GTK_LABEL (d.method_note), 0.0);
-  gtk_box_pack_start (GTK_BOX (right), d.method_note, FALSE, FALSE, 0);
-
-  d.border = gtk_combo_box_text_new ();
-  for (gint b = 0; b < CC_BORDER_COUNT; b++)
-    append_name (d.border, cc_border_name (b));
-  gtk_widget_set_tooltip_text (d.border, "What lies beyond the drawable's edges");
-  gtk_box_pack_start (GTK_BOX (right), labelled ("_Border:", d.border, NULL), FALSE, FALSE, 0);
-
-  toggles = gimp_procedure_dialog_fill_box (GIMP_PROCEDURE_DIALOG (dialog), "toggles",
-                                            "clamp", "alpha-weighting", "affect-alpha",
-                                            "linear", NULL);
-  gtk_box_pack_start (GTK_BOX (right), toggles, FALSE, FALSE, 0);
-  channels = gimp_procedure_dialog_fill_box (GIMP_PROCEDURE_DIALOG (dialog), "channels",
-                                             "red", "green", "blue", NULL);
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (channels), GTK_ORIENTATION_HORIZONTAL);
-  gtk_box_pack_start (GTK_BOX (right), labelled ("Channels:", channels, NULL), FALSE, FALSE, 0);
-  gtk_box_pack_start (GTK_BOX (main_box), right, FALSE, FALSE, 0);
 
   read_config (&d);
-  g_signal_connect (d.editor, "changed", G_CALLBACK (editor_changed), &d);
-  g_signal_connect (d.presets, "chosen", G_CALLBACK (preset_chosen), &d);
-  g_signal_connect (d.method, "changed", G_CALLBACK (method_changed), &d);
-  g_signal_connect (d.border, "changed", G_CALLBACK (border_changed), &d);
-  g_signal_connect (d.shape, "changed", G_CALLBACK (shape_changed), &d);
-  g_signal_connect (config, "notify", G_CALLBACK (config_notify), &d);
+  connect_edits (&d);
   update_methods (&d);
 
   gtk_widget_show_all (main_box);
   read_config (&d);   /* the shape's sliders, after show_all showed them all */
   run = gimp_procedure_dialog_run (GIMP_PROCEDURE_DIALOG (dialog));
 
-  /* Let a preview computation in flight finish before the context goes. */
-  d.closed = TRUE;
-  g_atomic_int_inc (&d.generation);
-  g_signal_handlers_disconnect_by_data (config, &d);
-  if (d.timeout)
-    g_source_remove (d.timeout);
-  while (d.running > 0)
-    g_main_context_iteration (NULL, TRUE);
+  preview_stop (&d);
   *keep_effect = run && d.canvas && gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (d.keep));
-  if (*keep_effect)
-    {
-      /* Left on the layer as the config stands now, shown. */
-      RenderSettings settings = { 0 };
-
-      if (settings_from_config (config, &settings, NULL))
-        filter_configure (d.canvas, &settings);
-      g_free (settings.matrix);
-      gimp_drawable_filter_set_visible (d.canvas, TRUE);
-    }
-  else if (d.canvas)
-    gimp_drawable_filter_delete (d.canvas);   /* OK merges a filter of its own */
-  if (d.canvas)
-    gimp_displays_flush ();
+  canvas_finish (&d, *keep_effect);
   gtk_widget_destroy (dialog);
   cc_transfer_free (d.transfer);
   return run;

@@ -170,99 +170,109 @@ get_size (GKeyFile *kf, const gchar *id, const gchar *key, gint *value, GError *
   return TRUE;
 }
 
+/* The file as a key file with the preset's group, for a valid id. */
+static gboolean
+load_key_file (GKeyFile *kf, const gchar *id, const gchar *data, gsize length,
+               GError **error)
+{
+  GError *kf_error = NULL;
+
+  if (!cc_preset_id_is_valid (id))
+    {
+      g_set_error (error, CC_PRESET_ERROR, CC_PRESET_ERROR_BAD_ID,
+                   "'%s' is not a preset id: use a-z, 0-9 and '-'", id ? id : "");
+      return FALSE;
+    }
+  if (!g_utf8_validate (data, length, NULL))
+    return malformed (error, id, "the file is not UTF-8 text");
+  if (!g_key_file_load_from_data (kf, data, length, G_KEY_FILE_NONE, &kf_error))
+    {
+      malformed (error, id, "%s", kf_error->message);
+      g_error_free (kf_error);
+      return FALSE;
+    }
+  if (!g_key_file_has_group (kf, GROUP))
+    return malformed (error, id, "no [" GROUP "] group");
+  return TRUE;
+}
+
+/* Name, Description, the size, Divisor and Offset, into p. */
+static gboolean
+get_header (GKeyFile *kf, CcPreset *p, GError **error)
+{
+  p->name = g_key_file_get_string (kf, GROUP, "Name", NULL);
+  if (!p->name || !*g_strstrip (p->name))
+    return malformed (error, p->id, "Name is missing or empty");
+  p->description = g_key_file_get_string (kf, GROUP, "Description", NULL);
+  if (!get_size (kf, p->id, "Width", &p->width, error) ||
+      !get_size (kf, p->id, "Height", &p->height, error) ||
+      !get_number (kf, p->id, "Divisor", 1.0, &p->divisor, error) ||
+      !get_number (kf, p->id, "Offset", 0.0, &p->offset, error))
+    return FALSE;
+  if (p->divisor == 0.0)
+    return malformed (error, p->id, "Divisor must not be 0");
+  return TRUE;
+}
+
+/* Row j + 1's values, Width of them, into the matrix's row j. */
+static gboolean
+get_row (GKeyFile *kf, CcPreset *p, gint j, GError **error)
+{
+  gchar key[16], *row, **cells;
+  gint n;
+
+  g_snprintf (key, sizeof key, "Row%d", j + 1);
+  row = g_key_file_get_value (kf, GROUP, key, NULL);
+  if (!row)
+    return malformed (error, p->id, "%s is missing (Height is %d)", key, p->height);
+  cells = g_strsplit (row, ",", -1);
+  n = g_strv_length (cells);
+  for (gint i = 0; i < n && i < p->width; i++)
+    if (!parse_number (cells[i], &p->matrix[j * p->width + i]))
+      {
+        malformed (error, p->id, "%s: '%s' is not a finite number", key, cells[i]);
+        n = -1;
+        break;
+      }
+  if (n >= 0 && n != p->width)
+    malformed (error, p->id, "%s has %d values, Width is %d", key, n, p->width);
+  g_strfreev (cells);
+  g_free (row);
+  return n == p->width;
+}
+
+/* The matrix, Height rows and no more. */
+static gboolean
+get_matrix (GKeyFile *kf, CcPreset *p, GError **error)
+{
+  gchar key[16];
+
+  p->matrix = g_new (gdouble, p->width * p->height);
+  for (gint j = 0; j < p->height; j++)
+    if (!get_row (kf, p, j, error))
+      return FALSE;
+  g_snprintf (key, sizeof key, "Row%d", p->height + 1);
+  if (g_key_file_has_key (kf, GROUP, key, NULL))
+    return malformed (error, p->id, "more rows than Height (%d)", p->height);
+  return TRUE;
+}
+
 CcPreset *
 cc_preset_parse (const gchar *id, const gchar *data, gsize length, GError **error)
 {
   GKeyFile *kf = g_key_file_new ();
   CcPreset *p = g_new0 (CcPreset, 1);
-  GError *kf_error = NULL;
 
   p->id = g_strdup (id);
-  if (!cc_preset_id_is_valid (id))
+  if (!load_key_file (kf, id, data, length, error) || !get_header (kf, p, error) ||
+      !get_matrix (kf, p, error))
     {
-      g_set_error (error, CC_PRESET_ERROR, CC_PRESET_ERROR_BAD_ID,
-                   "'%s' is not a preset id: use a-z, 0-9 and '-'", id ? id : "");
-      goto fail;
+      g_key_file_free (kf);
+      cc_preset_free (p);
+      return NULL;
     }
-  if (!g_utf8_validate (data, length, NULL))
-    {
-      malformed (error, id, "the file is not UTF-8 text");
-      goto fail;
-    }
-  if (!g_key_file_load_from_data (kf, data, length, G_KEY_FILE_NONE, &kf_error))
-    {
-      malformed (error, id, "%s", kf_error->message);
-      g_error_free (kf_error);
-      goto fail;
-    }
-  if (!g_key_file_has_group (kf, GROUP))
-    {
-      malformed (error, id, "no [" GROUP "] group");
-      goto fail;
-    }
-  p->name = g_key_file_get_string (kf, GROUP, "Name", NULL);
-  if (!p->name || !*g_strstrip (p->name))
-    {
-      malformed (error, id, "Name is missing or empty");
-      goto fail;
-    }
-  p->description = g_key_file_get_string (kf, GROUP, "Description", NULL);
-  if (!get_size (kf, id, "Width", &p->width, error) ||
-      !get_size (kf, id, "Height", &p->height, error) ||
-      !get_number (kf, id, "Divisor", 1.0, &p->divisor, error) ||
-      !get_number (kf, id, "Offset", 0.0, &p->offset, error))
-    goto fail;
-  if (p->divisor == 0.0)
-    {
-      malformed (error, id, "Divisor must not be 0");
-      goto fail;
-    }
-
-  p->matrix = g_new (gdouble, p->width * p->height);
-  for (gint j = 0; j < p->height; j++)
-    {
-      gchar key[16], *row, **cells;
-      gint n;
-
-      g_snprintf (key, sizeof key, "Row%d", j + 1);
-      row = g_key_file_get_value (kf, GROUP, key, NULL);
-      if (!row)
-        {
-          malformed (error, id, "%s is missing (Height is %d)", key, p->height);
-          goto fail;
-        }
-      cells = g_strsplit (row, ",", -1);
-      n = g_strv_length (cells);
-      for (gint i = 0; i < n && i < p->width; i++)
-        if (!parse_number (cells[i], &p->matrix[j * p->width + i]))
-          {
-            malformed (error, id, "%s: '%s' is not a finite number", key, cells[i]);
-            n = -1;
-            break;
-          }
-      if (n >= 0 && n != p->width)
-        malformed (error, id, "%s has %d values, Width is %d", key, n, p->width);
-      g_strfreev (cells);
-      g_free (row);
-      if (n != p->width)
-        goto fail;
-    }
-  {
-    gchar key[16];
-    g_snprintf (key, sizeof key, "Row%d", p->height + 1);
-    if (g_key_file_has_key (kf, GROUP, key, NULL))
-      {
-        malformed (error, id, "more rows than Height (%d)", p->height);
-        goto fail;
-      }
-  }
   g_key_file_free (kf);
   return p;
-
-fail:
-  g_key_file_free (kf);
-  cc_preset_free (p);
-  return NULL;
 }
 
 /* The shortest text that reads back as the same double. */

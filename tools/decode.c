@@ -91,6 +91,79 @@ jpeg_warn (j_common_ptr cinfo, int level)
     jpeg_fail (cinfo);
 }
 
+/* What a decode holds, let go of on every way out of it. */
+static void
+jpeg_release (struct jpeg_decompress_struct *cinfo, JOCTET *icc, JSAMPLE *cmyk, FILE *f)
+{
+  jpeg_destroy_decompress (cinfo);
+  free (icc);
+  g_free (cmyk);
+  fclose (f);
+}
+
+/* Describes out as the layer GIMP makes of the file: gray or RGB in its
+ * profile's space, or untagged sRGB from CMYK, whose samples' format it
+ * returns (else NULL).  Other colour spaces end in the jump back. */
+static const Babl *
+jpeg_layer_format (struct jpeg_decompress_struct *cinfo, JpegError *jerr, const JOCTET *icc,
+                   unsigned int icc_length, FileImage *out)
+{
+  const Babl *from = NULL;
+
+  if (cinfo->out_color_space == JCS_CMYK)
+    {
+      /* CMYK (Adobe's inverted ink values, as libjpeg gives them) through the
+       * file's CMYK profile, or babl's naive CMYK, into untagged sRGB. */
+      const Babl *space = icc ? babl_space_from_icc ((const char *) icc, (int) icc_length,
+                                                     BABL_ICC_INTENT_RELATIVE_COLORIMETRIC,
+                                                     NULL) : NULL;
+
+      from = babl_format_with_space ("cmyk u8", space && babl_space_is_cmyk (space) ? space
+                                                                                   : NULL);
+      file_image_describe (out, perceptual (false, false, "u8", NULL), cinfo->output_width,
+                           cinfo->output_height);
+      out->tagged = false;
+    }
+  else if (cinfo->output_components == 1 || cinfo->output_components == 3)
+    {
+      const bool gray = cinfo->output_components == 1;
+      const Babl *space = colour_space_from_icc (icc, icc_length, gray, false);
+
+      file_image_describe (out, perceptual (gray, false, "u8", space), cinfo->output_width,
+                           cinfo->output_height);
+      out->tagged = space != NULL;
+    }
+  else
+    {
+      snprintf (jerr->message, sizeof jerr->message, "%d colour channels (colour space %d)",
+                cinfo->output_components, cinfo->jpeg_color_space);
+      longjmp (jerr->back, 1);
+    }
+  return from;
+}
+
+/* The scanlines into out's samples; CMYK ones ('from', not NULL) through
+ * 'cmyk', a row's room, converted to out's format. */
+static void
+jpeg_read_rows (struct jpeg_decompress_struct *cinfo, const Babl *from, JSAMPLE *cmyk,
+                FileImage *out)
+{
+  while (cinfo->output_scanline < cinfo->output_height)
+    {
+      JSAMPROW row = (JSAMPROW) out->image.data + cinfo->output_scanline * out->image.stride;
+
+      if (from)
+        {
+          JSAMPROW ink = cmyk;
+
+          jpeg_read_scanlines (cinfo, &ink, 1);
+          babl_process (babl_fish (from, out->format), cmyk, row, cinfo->output_width);
+        }
+      else
+        jpeg_read_scanlines (cinfo, &row, 1);
+    }
+}
+
 bool
 decode_jpeg (const char *path, FileImage *out, char *error, size_t size)
 {
@@ -100,7 +173,7 @@ decode_jpeg (const char *path, FileImage *out, char *error, size_t size)
   JOCTET *icc = NULL;
   unsigned int icc_length = 0;
   JSAMPLE *volatile cmyk = NULL;
-  const Babl *from = NULL;
+  const Babl *from;
 
   if (!f)
     {
@@ -114,11 +187,8 @@ decode_jpeg (const char *path, FileImage *out, char *error, size_t size)
   if (setjmp (jerr.back))
     {
       snprintf (error, size, "%s: not a readable JPEG file: %s", path, jerr.message);
-      jpeg_destroy_decompress (&cinfo);
-      free (icc);
-      g_free (cmyk);
       files_image_free (out);
-      fclose (f);
+      jpeg_release (&cinfo, icc, cmyk, f);
       return false;
     }
   jpeg_stdio_src (&cinfo, f);
@@ -129,63 +199,17 @@ decode_jpeg (const char *path, FileImage *out, char *error, size_t size)
   cinfo.dct_method = JDCT_FLOAT;
   jpeg_read_icc_profile (&cinfo, &icc, &icc_length);
   jpeg_start_decompress (&cinfo);
-  if (cinfo.out_color_space == JCS_CMYK)
-    {
-      /* CMYK (Adobe's inverted ink values, as libjpeg gives them) through the
-       * file's CMYK profile, or babl's naive CMYK, into untagged sRGB. */
-      const Babl *space = icc ? babl_space_from_icc ((const char *) icc, (int) icc_length,
-                                                     BABL_ICC_INTENT_RELATIVE_COLORIMETRIC,
-                                                     NULL) : NULL;
-
-      from = babl_format_with_space ("cmyk u8", space && babl_space_is_cmyk (space) ? space
-                                                                                   : NULL);
-      file_image_describe (out, perceptual (false, false, "u8", NULL), cinfo.output_width,
-                           cinfo.output_height);
-      out->tagged = false;
-    }
-  else if (cinfo.output_components == 1 || cinfo.output_components == 3)
-    {
-      const bool gray = cinfo.output_components == 1;
-      const Babl *space = colour_space_from_icc (icc, icc_length, gray, false);
-
-      file_image_describe (out, perceptual (gray, false, "u8", space), cinfo.output_width,
-                           cinfo.output_height);
-      out->tagged = space != NULL;
-    }
-  else
-    {
-      snprintf (jerr.message, sizeof jerr.message, "%d colour channels (colour space %d)",
-                cinfo.output_components, cinfo.jpeg_color_space);
-      longjmp (jerr.back, 1);
-    }
+  from = jpeg_layer_format (&cinfo, &jerr, icc, icc_length, out);
   if (!file_image_allocate (out, path, error, size))
     {
-      jpeg_destroy_decompress (&cinfo);
-      free (icc);
-      fclose (f);
+      jpeg_release (&cinfo, icc, cmyk, f);
       return false;
     }
   if (from)
     cmyk = g_malloc ((gsize) cinfo.output_width * 4);
-  while (cinfo.output_scanline < cinfo.output_height)
-    {
-      JSAMPROW row = (JSAMPROW) out->image.data + cinfo.output_scanline * out->image.stride;
-
-      if (from)
-        {
-          JSAMPROW ink = cmyk;
-
-          jpeg_read_scanlines (&cinfo, &ink, 1);
-          babl_process (babl_fish (from, out->format), cmyk, row, cinfo.output_width);
-        }
-      else
-        jpeg_read_scanlines (&cinfo, &row, 1);
-    }
+  jpeg_read_rows (&cinfo, from, cmyk, out);
   jpeg_finish_decompress (&cinfo);
-  jpeg_destroy_decompress (&cinfo);
-  free (icc);
-  g_free (cmyk);
-  fclose (f);
+  jpeg_release (&cinfo, icc, cmyk, f);
   return true;
 }
 

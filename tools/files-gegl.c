@@ -299,10 +299,64 @@ blit (GeglNode *load, const GeglRectangle *rect, FileImage *out, const char *pat
   return true;
 }
 
-/* TIFF: GEGL's samples, linear where the profile's curves are (GIMP's rule);
- * OpenEXR: the stored values, linear, their alpha taken as straight (GIMP
- * takes it so, though OpenEXR's is premultiplied and GEGL's loader says so),
- * in the space of its chromaticities. */
+/* OpenEXR's layer: the stored values, linear, their alpha taken as straight
+ * (GIMP takes it so, though OpenEXR's is premultiplied and GEGL's loader
+ * says so), in the space of its chromaticities. */
+static const Babl *
+exr_layer_format (const char *path, const Babl *own, bool *tagged)
+{
+  double chrm[8];
+  const Babl *space = decode_exr_chromaticities (path, chrm) ? colour_space_from_exr (chrm)
+                                                              : NULL;
+
+  *tagged = space != NULL;
+  return format_of (model_name (own, true), own, space);
+}
+
+/* TIFF's layer: the loader's perceptual samples ('samples') in the space of
+ * the file's own profile, as GIMP reads it (GEGL's loader gives its space
+ * alone), linear where the profile's curves are (GIMP's rule); or in babl's
+ * sRGB where GIMP leaves its built-in profile untagged: the same numbers. */
+static const Babl *
+tiff_layer_format (const char *path, const Babl *own, const Babl *samples, bool *tagged)
+{
+  const char *model = babl_get_name (babl_format_get_model (samples));
+  const bool gray = babl_format_get_n_components (samples) -
+                    babl_format_has_alpha (samples) == 1;
+  const Babl *space = NULL;
+  bool linear = false;
+  void *icc = NULL;
+  size_t n = 0;
+
+  if (decode_tiff_icc (path, &icc, &n) && !strchr (model, 'C') &&
+      !babl_space_is_cmyk (babl_format_get_space (own)))
+    {
+      linear = colour_icc_is_linear (icc, n);
+      space = colour_space_from_icc (icc, n, gray, linear);
+      *tagged = space != NULL;
+    }
+  g_free (icc);
+  return format_of (model_name (samples, linear), samples,
+                    babl_format_get_space (samples) == babl_format_get_space (own) ? space
+                                                                                   : NULL);
+}
+
+/* The library's own words say more than GEGL's "failed to load": what it
+ * printed, on one line, without the path it may start with. */
+static const char *
+library_words (char *printed, const char *path)
+{
+  const size_t n = strlen (path);
+  const char *why = g_strdelimit (printed, "\n", ' ');
+
+  if (strncmp (why, path, n) == 0 && strncmp (why + n, ": ", 2) == 0)
+    why += n + 2;
+  return why;
+}
+
+/* TIFF and OpenEXR through GEGL's loaders: the loader's samples, read in
+ * its own format (TIFF's made straight RGB where it is not), described as
+ * the layer GIMP makes of them. */
 static bool
 load_gegl (const char *path, int k, FileImage *out, char *error, size_t size)
 {
@@ -322,49 +376,15 @@ load_gegl (const char *path, int k, FileImage *out, char *error, size_t size)
   rect = gegl_node_get_bounding_box (load);
   if (rect.width > 0 && rect.height > 0)
     own = gegl_operation_get_format (gegl_node_get_gegl_operation (load), "output");
-  if (own && k == EXR)
+  if (own)
     {
-      double chrm[8];
-      const Babl *space = decode_exr_chromaticities (path, chrm) ? colour_space_from_exr (chrm)
-                                                                  : NULL;
+      const Babl *samples = k == EXR ? own : straight (own);
+      const Babl *layer = k == EXR ? exr_layer_format (path, own, &out->tagged)
+                                   : tiff_layer_format (path, own, samples, &out->tagged);
 
-      file_image_describe (out, own, rect.width, rect.height);
-      ok = blit (load, &rect, out, path, memory, sizeof memory);
-      file_image_describe (out, format_of (model_name (own, true), own, space), rect.width,
-                           rect.height);
-      out->tagged = space != NULL;
-    }
-  else if (own)
-    {
-      const Babl *samples = straight (own);
-      const char *model = babl_get_name (babl_format_get_model (samples));
-      const bool gray = babl_format_get_n_components (samples) -
-                        babl_format_has_alpha (samples) == 1;
-      const Babl *space = NULL;
-      bool linear = false;
-      void *icc = NULL;
-      size_t n = 0;
-
-      /* The file's own profile, as GIMP reads it (GEGL's loader gives its
-       * space alone). */
-      if (decode_tiff_icc (path, &icc, &n) && !strchr (model, 'C') &&
-          !babl_space_is_cmyk (babl_format_get_space (own)))
-        {
-          linear = colour_icc_is_linear (icc, n);
-          space = colour_space_from_icc (icc, n, gray, linear);
-          out->tagged = space != NULL;
-        }
-      g_free (icc);
-      /* The loader's perceptual samples in the profile's space are the
-       * layer's, linear where the profile's curves are, or in babl's sRGB
-       * where GIMP leaves its built-in profile untagged: the same numbers. */
       file_image_describe (out, samples, rect.width, rect.height);
       ok = blit (load, &rect, out, path, memory, sizeof memory);
-      file_image_describe (out, format_of (model_name (samples, linear), samples,
-                                           babl_format_get_space (samples) ==
-                                           babl_format_get_space (own) ? space
-                                                                       : NULL),
-                           rect.width, rect.height);
+      file_image_describe (out, layer, rect.width, rect.height);
     }
   why = capture_end ();
   g_object_unref (graph);
@@ -377,16 +397,8 @@ load_gegl (const char *path, int k, FileImage *out, char *error, size_t size)
       return true;
     }
   files_image_free (out);
-  /* The library's own words say more than GEGL's "failed to load"; on one
-   * line, without the path it may start with. */
   if (printed)
-    {
-      size_t n = strlen (path);
-
-      why = g_strdelimit (printed, "\n", ' ');
-      if (strncmp (why, path, n) == 0 && strncmp (why + n, ": ", 2) == 0)
-        why += n + 2;
-    }
+    why = library_words (printed, path);
   if (memory[0])
     snprintf (error, size, "%s", memory);
   else

@@ -285,16 +285,13 @@ mask_editor_class_init (MaskEditorClass *klass)
                                    0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
+/* The size's row, with the rotate and flip buttons at its end. */
 static void
-mask_editor_init (MaskEditor *e)
+pack_size_row (MaskEditor *e)
 {
-  GtkWidget *row, *label, *box;
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *box;
 
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (e), GTK_ORIENTATION_VERTICAL);
-  gtk_box_set_spacing (GTK_BOX (e), 6);
-
-  /* Size, and the rotate and flip buttons. */
-  row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   e->width_spin = spin (1, CC_MASK_MAX, 2, 0);
   e->height_spin = spin (1, CC_MASK_MAX, 2, 0);
   gtk_widget_set_tooltip_text (e->width_spin, "Mask width: odd, 1 to "
@@ -318,8 +315,12 @@ mask_editor_init (MaskEditor *e)
                                                   G_CALLBACK (flip_vertical), e), FALSE, FALSE, 0);
   gtk_box_pack_end (GTK_BOX (row), box, FALSE, FALSE, 0);
   gtk_box_pack_start (GTK_BOX (e), row, FALSE, FALSE, 0);
+}
 
-  /* The grid, scrolled when large. */
+/* The grid, scrolled when large, and the note that stands in for it. */
+static void
+pack_grid (MaskEditor *e)
+{
   e->grid = gtk_grid_new ();
   gtk_grid_set_row_spacing (GTK_GRID (e->grid), 2);
   gtk_grid_set_column_spacing (GTK_GRID (e->grid), 2);
@@ -339,26 +340,37 @@ mask_editor_init (MaskEditor *e)
   gtk_label_set_line_wrap (GTK_LABEL (e->too_large), TRUE);
   gtk_widget_set_no_show_all (e->too_large, TRUE);
   gtk_box_pack_start (GTK_BOX (e), e->too_large, FALSE, FALSE, 0);
+}
 
-  /* The text form. */
-  row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+/* The text form's row, and the line for its errors. */
+static void
+pack_text_form (MaskEditor *e)
+{
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *apply;
+
   e->text_entry = gtk_entry_new ();
   gtk_widget_set_tooltip_text (e->text_entry,
                                "The mask as text: values separated by ',', rows by ';'. "
                                "Paste one in and press Enter, or copy it out.");
   g_signal_connect (e->text_entry, "activate", G_CALLBACK (text_apply), e);
-  label = gtk_button_new_with_mnemonic ("_Apply");
-  g_signal_connect (label, "clicked", G_CALLBACK (text_apply), e);
+  apply = gtk_button_new_with_mnemonic ("_Apply");
+  g_signal_connect (apply, "clicked", G_CALLBACK (text_apply), e);
   gtk_box_pack_start (GTK_BOX (row), gtk_label_new_with_mnemonic ("_Text:"), FALSE, FALSE, 0);
   gtk_box_pack_start (GTK_BOX (row), e->text_entry, TRUE, TRUE, 0);
-  gtk_box_pack_start (GTK_BOX (row), label, FALSE, FALSE, 0);
+  gtk_box_pack_start (GTK_BOX (row), apply, FALSE, FALSE, 0);
   gtk_box_pack_start (GTK_BOX (e), row, FALSE, FALSE, 0);
   e->text_error = gtk_label_new ("");
   gtk_label_set_xalign (GTK_LABEL (e->text_error), 0.0);
   gtk_box_pack_start (GTK_BOX (e), e->text_error, FALSE, FALSE, 0);
+}
 
-  /* Divisor, offset, normalize. */
-  row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+/* Divisor, offset, normalize. */
+static void
+pack_divisor_row (MaskEditor *e)
+{
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+
   e->divisor_spin = spin (-1e6, 1e6, 1, 4);
   e->offset_spin = spin (-1e3, 1e3, 0.01, 4);
   gtk_widget_set_tooltip_text (e->divisor_spin, "The weighted sum is divided by this");
@@ -375,11 +387,20 @@ mask_editor_init (MaskEditor *e)
   gtk_box_pack_start (GTK_BOX (row), e->offset_spin, FALSE, FALSE, 0);
   gtk_box_pack_start (GTK_BOX (row), e->normalize_check, FALSE, FALSE, 0);
   gtk_box_pack_start (GTK_BOX (e), row, FALSE, FALSE, 0);
+}
 
-  {
-    gdouble identity[9] = { 0, 0, 0, 0, 1, 0, 0, 0, 0 };
-    mask_editor_set (e, 3, 3, identity, 1.0, 0.0, FALSE);
-  }
+static void
+mask_editor_init (MaskEditor *e)
+{
+  gdouble identity[9] = { 0, 0, 0, 0, 1, 0, 0, 0, 0 };
+
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (e), GTK_ORIENTATION_VERTICAL);
+  gtk_box_set_spacing (GTK_BOX (e), 6);
+  pack_size_row (e);
+  pack_grid (e);
+  pack_text_form (e);
+  pack_divisor_row (e);
+  mask_editor_set (e, 3, 3, identity, 1.0, 0.0, FALSE);
 }
 
 GtkWidget *
