@@ -65,7 +65,7 @@ const CcMethodInfo cc_methods[CC_METHOD_COUNT] =
   [CC_METHOD_FFT] = {
     .name = "fft", .gpu = true, .kernels = KERNELS (fft),
     .mask_max = CC_MASK_MAX,
-    .summary = "GPU: cuFFT, the same cost for any mask size",
+    .summary = "GPU: FFT tiles, the same cost for any mask size",
     .auto_order = 3 },
 };
 

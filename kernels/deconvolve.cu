@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "deconvolve-steps.h"
 #include "gpu.cuh"
 #include "samples.cuh"
 

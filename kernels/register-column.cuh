@@ -14,6 +14,33 @@
 /* Outputs a column-kernel thread computes down a column. */
 constexpr int COL_NY = 8;   /* not a macro: #pragma unroll expands none */
 
+/* Tap k into each of the window's COL_NY outputs. */
+template <int C, bool WEIGHTED>
+__device__ __forceinline__ void
+column_taps (float k, const float (&win)[COL_NY][C], float (&plain)[COL_NY][C],
+             float (&kca)[WEIGHTED ? COL_NY : 1][C], float (&wabs)[COL_NY])
+{
+#pragma unroll
+  for (int n = 0; n < COL_NY; n++)
+    {
+      if (WEIGHTED)
+        {
+          const float ka = k * win[n][C - 1];
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            {
+              plain[n][c] += k * win[n][c];
+              kca[n][c] += ka * win[n][c];
+            }
+          wabs[n] += fabsf (ka);
+        }
+      else
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          plain[n][c] += k * win[n][c];
+    }
+}
+
 /* Masks one pixel wide (vertical 1D masks, separable column passes): each
  * thread computes COL_NY outputs down a column from a sliding window of
  * pixels in registers, so each pixel is read from shared memory once. */
@@ -65,25 +92,7 @@ conv_column (const __grid_constant__ ConvArgs a, const __grid_constant__ Walk w)
                 for (int c = 0; c < C; c++)
                   win[n][c] = win[n + 1][c];
               load_shared<C> (col + (j + COL_NY - 1) * t.stride, win[COL_NY - 1]);
-#pragma unroll
-              for (int n = 0; n < COL_NY; n++)
-                {
-                  if (WEIGHTED)
-                    {
-                      const float ka = k * win[n][C - 1];
-#pragma unroll
-                      for (int c = 0; c < C; c++)
-                        {
-                          plain[n][c] += k * win[n][c];
-                          kca[n][c] += ka * win[n][c];
-                        }
-                      wabs[n] += fabsf (ka);
-                    }
-                  else
-#pragma unroll
-                    for (int c = 0; c < C; c++)
-                      plain[n][c] += k * win[n][c];
-                }
+              column_taps<C, WEIGHTED> (k, win, plain, kca, wabs);
             }
 
 #pragma unroll

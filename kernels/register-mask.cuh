@@ -10,7 +10,7 @@
 #ifndef CC_REGISTER_MASK_CUH
 #define CC_REGISTER_MASK_CUH
 
-#include "convolve.h"
+#include "gpu-side.h"
 
 /* Mask widths are rounded up to a class (cc_mask_width_class); the widest
  * bounds the __constant__ mask.  Width 1 is the column kernel's

@@ -11,6 +11,7 @@
 #define CC_REGISTER_TILE_CUH
 
 #include "device-toolkit.cuh"
+#include "tensor-map.cuh"
 
 /* A tile in shared memory: w x h pixels, 'stride' floats a row.  Sample k
  * of a row sits at 'lead' + k, so that samples 16-byte aligned in global
@@ -178,67 +179,63 @@ block_bytes (size_t tile, int buffers)
   return buffers * tile + 3 * sizeof (unsigned long long);
 }
 
-/* Starts copying the tile whose top left is source pixel (x0, y0), border
- * resolved, into buffer b without waiting: the caller commits the cp.async
- * group and waits (TileBuffers::wait) later, computing on the previous tile
- * meanwhile.  A tile wholly inside the source goes to the bulk-copy engine,
- * in one copy where 'map' (Walk) describes the source.  Otherwise pieces
- * wholly inside the source row go as one 16-byte copy; the others sample by
- * sample, zero ghost samples stored directly. */
+/* load_tile_async's tile wholly inside the source, its rows 16-byte
+ * aligned: by the bulk-copy engine, or a 16-byte cp.async a piece. */
+__device__ __forceinline__ void
+load_tile_inside (const ConvArgs &a, const Tile &t, int y0, TileBuffers &buffers, int b,
+                  const CUtensorMap *map, long long first, int pieces)
+{
+  float *const tile = buffers.buffer (b);
+
+#if BULK_COPY
+  const unsigned bar = shared_address (buffers.bar + b);
+
+  buffers.piecewise &= ~(1u << b);
+  if (map)
+    {
+      /* The whole buffer, rows and their padding, in one copy: a
+       * thread's few instructions, where a copy a row cost each warp a
+       * loop to make its operands uniform. */
+      if (first_thread ())
+        tensor_load (tile, map, (int) (first / 2), y0, buffers.bar + b,
+                     (int) sizeof (float) * t.stride * t.h);
+      return;
+    }
+  if (threadIdx.x == 0)
+    {
+      /* Orders the block's earlier reads of this buffer, ordinary
+       * accesses, before the engine's writes. */
+      async_proxy_fence ();
+      for (int r = threadIdx.y; r < t.h; r += blockDim.y)
+        bulk_copy (shared_address (tile + r * t.stride),
+                   a.src.data + (y0 + r) * a.src.pitch + first, 16 * pieces, bar);
+    }
+  if (first_thread ())
+    mbarrier_expect_bytes (bar, 16 * pieces * t.h);
+#else
+  for (int r = threadIdx.y; r < t.h; r += blockDim.y)
+    {
+      const float *src = a.src.data + (y0 + r) * a.src.pitch + first;
+      float *dst = tile + r * t.stride;
+
+      for (int q = threadIdx.x; q < pieces; q += blockDim.x)
+        __pipeline_memcpy_async (dst + 4 * q, src + 4 * q, 16);
+    }
+  buffers.piecewise |= 1u << b;
+#endif
+}
+
+/* load_tile_async's tile across the source's edges: pieces inside a row
+ * as one 16-byte copy, the others sample by sample. */
 template <int C>
 __device__ __forceinline__ void
-load_tile_async (const ConvArgs &a, const Tile &t, int x0, int y0, TileBuffers &buffers, int b,
-                 const CUtensorMap *map)
+load_tile_edges (const ConvArgs &a, const Tile &t, int x0, int y0, TileBuffers &buffers, int b,
+                 long long first, int pieces)
 {
   float *const tile = buffers.buffer (b);
   const int samples = t.w * C;
-  const int pieces = (t.lead + samples + 3) / 4;
   const long long row_samples = (long long) a.src.width * C;
-  const long long first = (long long) x0 * C - t.lead;
 
-  /* Most tiles lie wholly inside the source: no border to resolve.  Their
-   * rows start 16-byte aligned on both sides (vec4, the lead). */
-  if (a.vec4 && first >= 0 && first + 4 * pieces <= row_samples && y0 >= 0 &&
-      y0 + t.h <= a.src.height)
-    {
-#if BULK_COPY
-      const unsigned bar = shared_address (buffers.bar + b);
-
-      buffers.piecewise &= ~(1u << b);
-      if (map)
-        {
-          /* The whole buffer, rows and their padding, in one copy: a
-           * thread's few instructions, where a copy a row cost each warp a
-           * loop to make its operands uniform. */
-          if (first_thread ())
-            tensor_load (tile, map, (int) (first / 2), y0, buffers.bar + b,
-                         (int) sizeof (float) * t.stride * t.h);
-          return;
-        }
-      if (threadIdx.x == 0)
-        {
-          /* Orders the block's earlier reads of this buffer, ordinary
-           * accesses, before the engine's writes. */
-          async_proxy_fence ();
-          for (int r = threadIdx.y; r < t.h; r += blockDim.y)
-            bulk_copy (shared_address (tile + r * t.stride),
-                       a.src.data + (y0 + r) * a.src.pitch + first, 16 * pieces, bar);
-        }
-      if (first_thread ())
-        mbarrier_expect_bytes (bar, 16 * pieces * t.h);
-#else
-      for (int r = threadIdx.y; r < t.h; r += blockDim.y)
-        {
-          const float *src = a.src.data + (y0 + r) * a.src.pitch + first;
-          float *dst = tile + r * t.stride;
-
-          for (int q = threadIdx.x; q < pieces; q += blockDim.x)
-            __pipeline_memcpy_async (dst + 4 * q, src + 4 * q, 16);
-        }
-      buffers.piecewise |= 1u << b;
-#endif
-      return;
-    }
   buffers.piecewise |= 1u << b;
   buffers.before_writes ();
   for (int r = threadIdx.y; r < t.h; r += blockDim.y)
@@ -274,6 +271,32 @@ load_tile_async (const ConvArgs &a, const Tile &t, int x0, int y0, TileBuffers &
   if (first_thread ())
     mbarrier_arrive (shared_address (buffers.bar + b));
 #endif
+}
+
+/* Starts copying the tile whose top left is source pixel (x0, y0), border
+ * resolved, into buffer b without waiting: the caller commits the cp.async
+ * group and waits (TileBuffers::wait) later, computing on the previous tile
+ * meanwhile.  A tile wholly inside the source goes to the bulk-copy engine,
+ * in one copy where 'map' (Walk) describes the source.  Otherwise pieces
+ * wholly inside the source row go as one 16-byte copy; the others sample by
+ * sample, zero ghost samples stored directly. */
+template <int C>
+__device__ __forceinline__ void
+load_tile_async (const ConvArgs &a, const Tile &t, int x0, int y0, TileBuffers &buffers, int b,
+                 const CUtensorMap *map)
+{
+  const int samples = t.w * C;
+  const int pieces = (t.lead + samples + 3) / 4;
+  const long long row_samples = (long long) a.src.width * C;
+  const long long first = (long long) x0 * C - t.lead;
+
+  /* Most tiles lie wholly inside the source: no border to resolve.  Their
+   * rows start 16-byte aligned on both sides (vec4, the lead). */
+  if (a.vec4 && first >= 0 && first + 4 * pieces <= row_samples && y0 >= 0 &&
+      y0 + t.h <= a.src.height)
+    load_tile_inside (a, t, y0, buffers, b, map, first, pieces);
+  else
+    load_tile_edges<C> (a, t, x0, y0, buffers, b, first, pieces);
 }
 
 /* Copies rows of outputs staged in shared memory ('count' samples each,

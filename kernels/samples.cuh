@@ -10,7 +10,7 @@
 #ifndef CC_SAMPLES_CUH
 #define CC_SAMPLES_CUH
 
-#include "cuda-kernels.cuh"
+#include "launchers.cuh"
 
 struct Half { uint16_t bits; };
 

@@ -11,6 +11,7 @@
 
 #include "device-toolkit.cuh"
 #include "gpu.cuh"
+#include "tensor-map.cuh"
 
 /* ---- One pass for one term: the row pass's output kept in shared memory ----
  *
@@ -119,47 +120,57 @@ fused_store (const ConvArgs &a, float sum, float *out, int y, int x, int c)
     *out = cc_finish (sum + (a.accumulate ? *out : 0.0f), a.inv_divisor, a.offset, a.clamp);
 }
 
-/* 'map' (where 'mapped') describes the source in boxes of the staging
- * tile's width and a step's rows. */
+/* One block's walk down its segment of the image: the staging of input
+ * rows, the row pass and the column pass, as conv_fused runs them.  The
+ * host's fused_* sizes; the sums' rotation runs over the taps padded to
+ * KP, the FMAs over the mask's NT alone, so that an infinity or a NaN
+ * reaches no output past the mask. */
 template <int R>
-__global__ void __launch_bounds__ (FUSED_THREADS, 2)
-conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ FusedTaps taps,
-            const __grid_constant__ CUtensorMap map, int mapped, int seg)
+struct FusedWalk
 {
-  /* The host's fused_* sizes; the sums' rotation runs over the taps padded
-   * to KP, the FMAs over the mask's NT alone, so that an infinity or a NaN
-   * reaches no output past the mask. */
-  constexpr int KP = fused_padded (R), NT = 2 * R + 1;
-  constexpr int IN_W = FUSED_BW + KP - 1, SW = IN_W | 1, CH = fused_step (KP);
-  constexpr int F = FUSED_FILTERED_STRIDE;
+  static constexpr int KP = fused_padded (R), NT = 2 * R + 1;
+  static constexpr int IN_W = FUSED_BW + KP - 1, SW = IN_W | 1, CH = fused_step (KP);
+  static constexpr int F = FUSED_FILTERED_STRIDE;
   static_assert (CH % KP == 0 && CH <= 32, "a step: whole rounds of the column sums");
-  extern __shared__ __align__ (128) float4 fused_shared[];   /* the tensor copy's alignment */
-  float4 *const stage = fused_shared, *const filtered = fused_shared + CH * SW;
-  [[maybe_unused]] unsigned long long *const staged =
-    reinterpret_cast<unsigned long long *> (filtered + CH * F);   /* the staging copy's mbarrier */
-  const int t = threadIdx.x, bx0 = blockIdx.x * FUSED_BW;
-  const int y_first = blockIdx.y * seg, rows = min (seg, a.dst.height - y_first);
-  const bool plain = plain_only<4, false> (a);
+  static_assert (SW == IN_W, "a tensor copy writes the staging rows densely");
+
+  const ConvArgs &a;
+  const FusedTaps &taps;
+  const CUtensorMap &map;
+  float4 *stage, *filtered;
+  unsigned long long *staged;   /* the staging copy's mbarrier */
+  int t, bx0, y_first, rows, x_lo;
+  /* A thread's staging columns, the same at every step, their border
+   * mapping done once; 'inside': no zero ghost among them. */
+  int sx[FUSED_STAGE_COLS];
+  bool inside;
+  bool bulk_cols;               /* the staging tile's columns lie inside the source */
+  bool bulk;                    /* the last staging came by tensor copy */
+  unsigned parity;              /* of the mbarrier 'staged' */
+
+  __device__ __forceinline__
+  FusedWalk (const ConvArgs &a_, const FusedTaps &taps_, const CUtensorMap &map_, int mapped,
+             int seg, float4 *shared)
+    : a (a_), taps (taps_), map (map_), stage (shared), filtered (shared + CH * SW),
+      staged (reinterpret_cast<unsigned long long *> (shared + CH * SW + CH * F)),
+      t (threadIdx.x), bx0 (blockIdx.x * FUSED_BW), y_first (blockIdx.y * seg),
+      rows (min (seg, a_.dst.height - y_first)), x_lo (a_.out_x + bx0 - R), inside (true),
+      bulk (false), parity (0)
+  {
+    bulk_cols = BULK_COPY && mapped && x_lo >= 0 && x_lo + IN_W <= a.src.width;
+#pragma unroll
+    for (int q = 0; q < FUSED_STAGE_COLS; q++)
+      {
+        sx[q] = cc_border_index32 (x_lo + t % 32 + 32 * q, a.src.width, a.border_x);
+        inside = inside && (t % 32 + 32 * q >= IN_W || sx[q] >= 0);
+      }
+  }
 
   /* Input rows r0 .. r0 + CH - 1 (output coordinates) into the staging
    * tile, asynchronously, a warp a row of 32 pixels at a time; ghosts of a
-   * zero border are written as zeros.  A thread's columns are the same at
-   * every step, so their border mapping is done once. */
-  int sx[FUSED_STAGE_COLS];
-  bool inside = true;   /* no zero ghost among them */
-  const int x_lo = a.out_x + bx0 - R;
-  static_assert (SW == IN_W, "a tensor copy writes the staging rows densely");
-  /* The staging tile's columns lie inside the source. */
-  const bool bulk_cols = BULK_COPY && mapped && x_lo >= 0 && x_lo + IN_W <= a.src.width;
-  bool bulk = false;    /* the last staging came by tensor copy */
-  [[maybe_unused]] unsigned parity = 0;  /* of the mbarrier 'staged' */
-#pragma unroll
-  for (int q = 0; q < FUSED_STAGE_COLS; q++)
-    {
-      sx[q] = cc_border_index32 (x_lo + t % 32 + 32 * q, a.src.width, a.border_x);
-      inside = inside && (t % 32 + 32 * q >= IN_W || sx[q] >= 0);
-    }
-  const auto stage_rows = [&] (int r0)
+   * zero border are written as zeros. */
+  __device__ __forceinline__ void
+  stage_rows (int r0)
   {
     bulk = bulk_cols && a.out_y + r0 >= 0 && a.out_y + r0 + CH <= a.src.height;
 #if BULK_COPY
@@ -174,11 +185,13 @@ conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ FusedTap
     stage_rows_async<IN_W> (a, stage, SW, a.out_y + r0, CH, t / 32, FUSED_THREADS / 32,
                             [&] (int q) { return sx[q]; }, inside);
     __pipeline_commit ();
-  };
+  }
+
   /* The staged rows filtered along x: a warp takes the step's rows of one
    * group of 8 columns.  The first barrier also ends the previous column
    * pass's reads of the filtered rows. */
-  const auto row_pass = [&] ()
+  __device__ __forceinline__ void
+  row_pass ()
   {
     const int r = t % 32, x0 = (t / 32) * FUSED_OUT;
 
@@ -201,13 +214,15 @@ conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ FusedTap
           filtered[r * F + x0 + o] = acc[o];
       }
     __syncthreads ();
-  };
+  }
+
   /* The whole walk, for one way of finishing: filtered row i of the
    * segment is output row i - R's centre row; after it, output row
    * i - (KP - 1) has all its taps.  sum[j % KP] holds output row j's. */
-  const auto walk = [&] (auto finish)
+  template <int FINISH>
+  __device__ __forceinline__ void
+  walk ()
   {
-    constexpr int FINISH = decltype (finish)::value;
     const int x = bx0 + t / 4, c = t % 4;
     const int steps = (rows + KP - 1 + CH - 1) / CH;
     const float *const column = reinterpret_cast<const float *> (filtered) + t;
@@ -248,21 +263,33 @@ conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ FusedTap
             o += a.dst.pitch;
           }
       }
-  };
+  }
+};
+
+/* 'map' (where 'mapped') describes the source in boxes of the staging
+ * tile's width and a step's rows. */
+template <int R>
+__global__ void __launch_bounds__ (FUSED_THREADS, 2)
+conv_fused (const __grid_constant__ ConvArgs a, const __grid_constant__ FusedTaps taps,
+            const __grid_constant__ CUtensorMap map, int mapped, int seg)
+{
+  extern __shared__ __align__ (128) float4 fused_shared[];   /* the tensor copy's alignment */
+  FusedWalk<R> w (a, taps, map, mapped, seg, fused_shared);
+  const bool plain = plain_only<4, false> (a);
 
 #if BULK_COPY
-  if (t == 0)
-    mbarrier_init (staged);
+  if (w.t == 0)
+    mbarrier_init (w.staged);
   __syncthreads ();
 #endif
   /* Plain sums: the finish chosen once, not per sample (it had taken more
    * issue slots than all but the FMAs). */
   if (plain && a.clamp)
-    walk (std::integral_constant<int, FINISH_PLAIN_CLAMPED> ());
+    w.template walk<FINISH_PLAIN_CLAMPED> ();
   else if (plain)
-    walk (std::integral_constant<int, FINISH_PLAIN> ());
+    w.template walk<FINISH_PLAIN> ();
   else
-    walk (std::integral_constant<int, FINISH_BY_MODE> ());
+    w.template walk<FINISH_BY_MODE> ();
 }
 
 /* Whether the one pass takes the job: one RGBA term of a square mask up

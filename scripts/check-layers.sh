@@ -2,8 +2,9 @@
 # The engine's files call one another without a circle: from the symbols
 # each object file defines and uses (nm), the graph of engine/'s objects
 # has no cycle, so that the ground floor (engine/ground.c) and each room
-# above it can be read and changed from the bottom up.  (kernels/ and the
-# method table still point at each other: issue 62's sixth step.)
+# above it can be read and changed from the bottom up.  The GPU's side
+# (gpu/, kernels/) is not in it: its launchers report to the scheduler,
+# which reads the method table, which names the launchers' kernels.
 # Usage: scripts/check-layers.sh BUILD_DIR (run by make check as
 # tests/test-layers.sh).
 set -u

@@ -17,7 +17,7 @@ build=${BUILD:-$top/_build}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for cu in "$top"/kernels/*.cu; do
-  "$nvcc" -O3 -std=c++17 -arch="$arch" -cubin -I"$build" -I"$top/engine" -I"$top/kernels" \
+  "$nvcc" -O3 -std=c++17 -arch="$arch" -cubin -I"$build" -I"$top/engine" -I"$top/gpu" -I"$top/kernels" \
     -o "$tmp/$(basename "$cu" .cu).cubin" "$cu"
 done
 python3 - "$tmp"/*.cubin <<'EOF'

@@ -4,15 +4,17 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
-#ifndef CC_CUDA_KERNELS_CUH
-#define CC_CUDA_KERNELS_CUH
+#ifndef CC_LAUNCHERS_CUH
+#define CC_LAUNCHERS_CUH
+
+#include <pthread.h>
 
 #include <type_traits>
 
 #include <cuda_runtime.h>
 
 #include "conv-args.cuh"
-#include "engine.h"
+#include "gpu-side.h"
 
 /* launch (std::integral_constant<int, C> ()) for C = 'channels', 1 to 4:
  * a launcher's choice among its kernels' instantiations for each channel
@@ -117,4 +119,4 @@ cudaError_t cc_convert_from_linear (CcType type, const float *in, long long in_p
                                     int channels, const unsigned char *mode,
                                     const DevTransfer &t, cudaStream_t stream);
 
-#endif /* CC_CUDA_KERNELS_CUH */
+#endif /* CC_LAUNCHERS_CUH */

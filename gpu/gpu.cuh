@@ -1,12 +1,14 @@
-/* The GPU back end's state, shared by its services (device.cu) and the
- * run of a job (scheduler.cu).  Internal to kernels/.
+/* The GPU back end's state, shared by its services (device.cu), the run
+ * of a job (scheduler.cu) and the launchers of kernels/ it hands a lane.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
 #ifndef CC_GPU_CUH
 #define CC_GPU_CUH
 
-#include "cuda-kernels.cuh"
+#include <pthread.h>
+
+#include "launchers.cuh"
 
 /* Strips in flight at once, each on its own stream, so that one strip's
  * upload, another's kernels and a third's download overlap. */

@@ -1,10 +1,10 @@
-/* The scheduler: the run of one job on the GPU, in strips, the only place
- * that queues GPU work: each strip's rows are gathered
- * onto the device with the vertical border resolved (staged through
- * page-locked memory by several threads when the caller's is pageable),
- * converted to float,
- * convolved, converted back and copied out, with up to LANES strips in
- * flight on their own streams.
+/* The scheduler: a convolution's run on the GPU, in strips: each strip's
+ * rows gathered onto the device with the vertical border resolved (staged
+ * through page-locked memory when the caller's is pageable), converted to
+ * float, convolved, converted back and copied out, up to LANES strips in
+ * flight on their own streams.  Deconvolution's steps (kernels/deconvolve.cu,
+ * kernels/wiener.cu) queue on the legacy default stream, which waits for
+ * these streams and they for it: one job at a time, under the context's lock.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -102,14 +102,12 @@ strip_bytes (const Plan *p, const CcJob *job, int64_t rows)
   return b;
 }
 
-static CcStatus
-make_plan (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job,
-           int max_lanes, Plan *p, CcResult *r)
+/* The job's buffers a strip, and how its images come and go. */
+static void
+plan_layout (struct _CcGpu *g, const CcKernels *k, const CcJob *job, int max_lanes, Plan *p)
 {
   const CcImage *src = job->src, *dst = job->dst;
-  const CcKernels *k = cc_methods[method].kernels;
   const size_t C = job->channels;
-  size_t free_bytes = 0, total = 0, limit, per_row, fixed;
 
   memset (p, 0, sizeof *p);
   p->direct_in  = src->on_device && src->type == CC_TYPE_FLOAT;
@@ -149,37 +147,31 @@ make_plan (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job,
   p->stage_out = g->pipeline && !dst->on_device && !cc_gpu_host_pinned (dst->data);
   p->lanes = !g->pipeline || (src->on_device && dst->on_device) || k->one_lane ? 1
                                                                                : max_lanes;
+}
+
+/* The device bytes a lane may take: what is free, with what this context
+ * already holds, less room for the runtime, within 'budget'. */
+static size_t
+plan_limit (const struct _CcGpu *g, uint64_t budget, const Plan *p)
+{
+  size_t free_bytes = 0, total = 0, limit;
 
   cudaMemGetInfo (&free_bytes, &total);
-  /* What this context already holds counts as available to it. */
   limit = free_bytes;
   for (int l = 0; l < LANES; l++)
     limit += g->lane[l].scratch_bytes;
-  limit = limit > (64u << 20) ? limit - (64u << 20) : 0;   /* room for the runtime */
+  limit = limit > (64u << 20) ? limit - (64u << 20) : 0;
   if (budget && budget < limit)
     limit = budget;
-  limit /= p->lanes;
+  return limit / p->lanes;
+}
 
-  per_row = p->raw_in_row + p->float_in_row + p->float_out_row + p->raw_out_row +
-            p->pass_row;
-  fixed = plan_bytes (p, 0) + 5 * 256;   /* the halo rows, and alignment */
-  if (per_row == 0 || p->pass_fixed)
-    {
-      p->strip = dst->height;
-      if (plan_bytes (p, p->strip) > limit)
-        return cc_fail (r, CC_ERROR_OUT_OF_MEMORY,
-                        "not enough device memory: %s needs %.1f MB, %.1f MB are available%s",
-                        cc_method_name (method), plan_bytes (p, p->strip) / 1048576.0,
-                        limit / 1048576.0, budget ? " under the device budget" : "");
-    }
-  else if (limit <= fixed || (p->strip = (limit - fixed) / per_row) < 1)
-    return cc_fail (r, CC_ERROR_OUT_OF_MEMORY,
-                    "not enough device memory: one output row needs %.1f MB, %.1f MB are "
-                    "available%s",
-                    (fixed + per_row) / 1048576.0, limit / 1048576.0,
-                    budget ? " under the device budget" : "");
-  if (p->strip > dst->height)
-    p->strip = dst->height;
+/* Shorter strips where lanes overlap them or staging bounds them. */
+static void
+plan_pipeline (const CcJob *job, Plan *p)
+{
+  const CcImage *dst = job->dst;
+
   if (p->lanes > 1)
     {
       /* Enough strips to overlap transfers with kernels, not so many that
@@ -205,6 +197,40 @@ make_plan (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job,
     }
   if (p->lanes > (dst->height + p->strip - 1) / p->strip)
     p->lanes = (int) ((dst->height + p->strip - 1) / p->strip);
+}
+
+/* How the job runs: its buffers, and its strips' rows and lanes within the
+ * device memory it may take; out of memory where one strip does not fit. */
+static CcStatus
+make_plan (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job,
+           int max_lanes, Plan *p, CcResult *r)
+{
+  const CcImage *dst = job->dst;
+  size_t limit, per_row, fixed;
+
+  plan_layout (g, cc_methods[method].kernels, job, max_lanes, p);
+  limit = plan_limit (g, budget, p);
+  per_row = p->raw_in_row + p->float_in_row + p->float_out_row + p->raw_out_row +
+            p->pass_row;
+  fixed = plan_bytes (p, 0) + 5 * 256;   /* the halo rows, and alignment */
+  if (per_row == 0 || p->pass_fixed)
+    {
+      p->strip = dst->height;
+      if (plan_bytes (p, p->strip) > limit)
+        return cc_fail (r, CC_ERROR_OUT_OF_MEMORY,
+                        "not enough device memory: %s needs %.1f MB, %.1f MB are available%s",
+                        cc_method_name (method), plan_bytes (p, p->strip) / 1048576.0,
+                        limit / 1048576.0, budget ? " under the device budget" : "");
+    }
+  else if (limit <= fixed || (p->strip = (limit - fixed) / per_row) < 1)
+    return cc_fail (r, CC_ERROR_OUT_OF_MEMORY,
+                    "not enough device memory: one output row needs %.1f MB, %.1f MB are "
+                    "available%s",
+                    (fixed + per_row) / 1048576.0, limit / 1048576.0,
+                    budget ? " under the device budget" : "");
+  if (p->strip > dst->height)
+    p->strip = dst->height;
+  plan_pipeline (job, p);
   /* The transform's planes grow with the strip: shrink it until they fit. */
   while (p->fft && p->strip > 1 && strip_bytes (p, job, p->strip) > limit)
     p->strip = p->strip * 3 / 4;
@@ -378,39 +404,53 @@ upload_transfer (struct _CcGpu *g, const CcTransfer *t)
   return cudaSuccess;
 }
 
-/* Queues one strip, output rows y0 .. y0 + rows - 1, on a lane: upload,
- * conversion, kernels, conversion back, download.  A pageable source is
- * staged here, on the caller's thread, while other lanes keep the GPU busy. */
-static cudaError_t
-start_strip (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const Plan *p,
-             Lane *lane, ConvArgs a, int64_t y0, int64_t rows)
+/* A strip's buffers in its lane's scratch and staging, as plan_bytes
+ * sizes them. */
+typedef struct
 {
-  const CcImage *src = job->src, *dst = job->dst;
-  const int C = job->channels;
-  const int64_t in_rows = rows + 2 * p->halo;
-  const cudaStream_t stream = lane->stream;
-  char *raw_in = (char *) lane->scratch;
-  float *float_in = (float *) (raw_in + align_up (in_rows * p->raw_in_row));
-  float *float_out = (float *) ((char *) float_in + align_up (in_rows * p->float_in_row));
-  char *raw_out = (char *) float_out + align_up (rows * p->float_out_row);
-  float *pass = (float *) (raw_out + align_up (rows * p->raw_out_row));
-  float *planes = (float *) ((char *) pass + align_up (in_rows * p->pass_row + p->pass_fixed));
-  char *stage_out = lane->stage + (p->stage_in ? align_up (in_rows * p->raw_in_row) : 0);
-  char *dst_rows = (char *) dst->data + y0 * dst->stride;
-  cudaError_t err;
+  int64_t  in_rows;      /* the strip's rows and its halo rows */
+  char    *raw_in;
+  float   *float_in;
+  float   *float_out;
+  char    *raw_out;
+  float   *pass;
+  float   *planes;
+  char    *stage_out;
+  char    *dst_rows;     /* the strip's first output row */
+} StripBuffers;
 
-  lane->y0 = y0;
-  lane->rows = rows;
-  lane->strip_rows = p->strip;
-  a.claims = lane->claims;
-  a.nan = p->exact_after ? &lane->claims->nan : NULL;
-  cudaEventRecord (lane->ev[0], stream);
+static void
+strip_buffers (const CcJob *job, const Plan *p, const Lane *lane, int64_t y0, int64_t rows,
+               StripBuffers *b)
+{
+  b->in_rows = rows + 2 * p->halo;
+  b->raw_in = (char *) lane->scratch;
+  b->float_in = (float *) (b->raw_in + align_up (b->in_rows * p->raw_in_row));
+  b->float_out = (float *) ((char *) b->float_in + align_up (b->in_rows * p->float_in_row));
+  b->raw_out = (char *) b->float_out + align_up (rows * p->float_out_row);
+  b->pass = (float *) (b->raw_out + align_up (rows * p->raw_out_row));
+  b->planes = (float *) ((char *) b->pass +
+                         align_up (b->in_rows * p->pass_row + p->pass_fixed));
+  b->stage_out = lane->stage + (p->stage_in ? align_up (b->in_rows * p->raw_in_row) : 0);
+  b->dst_rows = (char *) job->dst->data + y0 * job->dst->stride;
+}
+
+/* The strip's source rows onto the device (staged where pageable) and to
+ * float, or read in place from a float device source; sets a->src. */
+static cudaError_t
+strip_up (struct _CcGpu *g, const CcJob *job, const Plan *p, Lane *lane,
+          const StripBuffers *b, int64_t y0, ConvArgs *a)
+{
+  const CcImage *src = job->src;
+  const int C = job->channels;
+  cudaError_t err = cudaSuccess;
+
   if (p->direct_in)
     {
-      a.src = DevImage { (float *) src->data, src->stride / 4, (int) src->width,
-                         (int) src->height };
-      a.out_y = (int) (job->out_y + y0);
-      a.border_y = job->border;
+      a->src = DevImage { (float *) src->data, src->stride / 4, (int) src->width,
+                          (int) src->height };
+      a->out_y = (int) (job->out_y + y0);
+      a->border_y = job->border;
     }
   else
     {
@@ -419,83 +459,125 @@ start_strip (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const Plan 
           /* The lane is idle (finish_strip), so its staging is free. */
           Staging st = { job, p, job->out_y + y0 - p->halo, lane->stage, NULL };
 
-          cc_workers_run (g->stagers, in_rows, stage_grain (p->raw_in_row), stage_in_rows, &st);
-          if ((err = cudaMemcpyAsync (raw_in, lane->stage, in_rows * p->raw_in_row,
-                                      cudaMemcpyHostToDevice, stream)) != cudaSuccess)
-            return err;
+          cc_workers_run (g->stagers, b->in_rows, stage_grain (p->raw_in_row), stage_in_rows,
+                          &st);
+          err = cudaMemcpyAsync (b->raw_in, lane->stage, b->in_rows * p->raw_in_row,
+                                 cudaMemcpyHostToDevice, lane->stream);
         }
-      else if ((err = gather_rows (job, p, y0, in_rows, raw_in, stream)) != cudaSuccess)
-        return err;
-      a.src = DevImage { (float *) raw_in, src->width * C, (int) src->width, (int) in_rows };
-      a.out_y = p->halo;
-      a.border_y = CC_BORDER_EXTEND;   /* never reached: every row is there */
-    }
-  cudaEventRecord (lane->ev[1], stream);
-
-  if (p->float_in_row)
-    {
-      if (job->transfer)
-        err = cc_convert_to_linear (src->type, raw_in, src->width * C, float_in,
-                                    src->width * C, src->width * C, (int) in_rows, C,
-                                    cc_dev_transfer (g->transfer, job->transfer, job->colour),
-                                    stream);
       else
-        err = cc_convert_to_float (src->type, raw_in, src->width * C, float_in,
-                                   src->width * C, src->width * C, (int) in_rows, stream);
+        err = gather_rows (job, p, y0, b->in_rows, b->raw_in, lane->stream);
       if (err != cudaSuccess)
         return err;
-      a.src.data = float_in;
+      a->src = DevImage { (float *) b->raw_in, src->width * C, (int) src->width,
+                          (int) b->in_rows };
+      a->out_y = p->halo;
+      a->border_y = CC_BORDER_EXTEND;   /* never reached: every row is there */
     }
-  if (p->direct_out)
-    a.dst = DevImage { (float *) dst_rows, dst->stride / 4, (int) dst->width, (int) rows };
+  cudaEventRecord (lane->ev[1], lane->stream);
+
+  if (!p->float_in_row)
+    return cudaSuccess;
+  if (job->transfer)
+    err = cc_convert_to_linear (src->type, b->raw_in, src->width * C, b->float_in,
+                                src->width * C, src->width * C, (int) b->in_rows, C,
+                                cc_dev_transfer (g->transfer, job->transfer, job->colour),
+                                lane->stream);
   else
-    a.dst = DevImage { float_out, dst->width * C, (int) dst->width, (int) rows };
-  a.vec4 = ((uintptr_t) a.src.data % 16 == 0) && (a.src.pitch % 4 == 0);
-  if ((err = launch (g, k, lane, job, a, pass, planes)) != cudaSuccess ||
-      (a.nan && (err = cc_exact_launch (a, g->facts, stream)) != cudaSuccess))
-    return err;
+    err = cc_convert_to_float (src->type, b->raw_in, src->width * C, b->float_in,
+                               src->width * C, src->width * C, (int) b->in_rows, lane->stream);
+  a->src.data = b->float_in;
+  return err;
+}
 
-  if (!p->direct_out && (dst->on_device || p->raw_out_row))
-    {
-      /* Copied channels come bit for bit from the source when types match. */
-      const bool same = !p->direct_in && src->type == dst->type;
-      const size_t tsize = cc_type_size (dst->type);
-      const void *copy = same ? raw_in + p->halo * p->raw_in_row + job->out_x * C * tsize
-                              : NULL;
-      void *out = dst->on_device ? (void *) dst_rows : (void *) raw_out;
-      long long out_pitch = dst->on_device ? dst->stride / (long long) tsize
-                                           : dst->width * C;
+/* The strip's float output back to the output's samples, on the device. */
+static cudaError_t
+strip_convert_back (struct _CcGpu *g, const CcJob *job, const Plan *p, const StripBuffers *b,
+                    int64_t rows, cudaStream_t stream)
+{
+  const CcImage *src = job->src, *dst = job->dst;
+  const int C = job->channels;
+  /* Copied channels come bit for bit from the source when types match. */
+  const bool same = !p->direct_in && src->type == dst->type;
+  const size_t tsize = cc_type_size (dst->type);
+  const void *copy = same ? b->raw_in + p->halo * p->raw_in_row + job->out_x * C * tsize
+                          : NULL;
+  void *out = dst->on_device ? (void *) b->dst_rows : (void *) b->raw_out;
+  long long out_pitch = dst->on_device ? dst->stride / (long long) tsize : dst->width * C;
 
-      if (job->transfer)
-        err = cc_convert_from_linear (dst->type, float_out, dst->width * C, out, out_pitch,
-                                      dst->width * C, (int) rows, copy, src->width * C, C,
-                                      job->mode,
-                                      cc_dev_transfer (g->transfer, job->transfer, job->colour),
-                                      stream);
-      else
-        err = cc_convert_from_float (dst->type, float_out, dst->width * C, out, out_pitch,
-                                     dst->width * C, (int) rows, copy, src->width * C, C,
-                                     job->mode, stream);
-      if (err != cudaSuccess)
-        return err;
-    }
-  cudaEventRecord (lane->ev[2], stream);
+  if (job->transfer)
+    return cc_convert_from_linear (dst->type, b->float_out, dst->width * C, out, out_pitch,
+                                   dst->width * C, (int) rows, copy, src->width * C, C,
+                                   job->mode,
+                                   cc_dev_transfer (g->transfer, job->transfer, job->colour),
+                                   stream);
+  return cc_convert_from_float (dst->type, b->float_out, dst->width * C, out, out_pitch,
+                                dst->width * C, (int) rows, copy, src->width * C, C,
+                                job->mode, stream);
+}
+
+/* The strip's output rows to a host output (through staging where
+ * pageable), and its fallbacks' counts where they may have changed. */
+static cudaError_t
+strip_down (const CcJob *job, const Plan *p, Lane *lane, const StripBuffers *b, int64_t rows)
+{
+  const CcImage *dst = job->dst;
+  cudaError_t err;
+
   if (!dst->on_device)
     {
-      const char *from = p->raw_out_row ? raw_out : (const char *) float_out;
+      const char *from = p->raw_out_row ? b->raw_out : (const char *) b->float_out;
 
       if (p->stage_out)
-        err = cudaMemcpyAsync (stage_out, from, rows * p->host_out_row,
-                               cudaMemcpyDeviceToHost, stream);
+        err = cudaMemcpyAsync (b->stage_out, from, rows * p->host_out_row,
+                               cudaMemcpyDeviceToHost, lane->stream);
       else
-        err = cudaMemcpy2DAsync (dst_rows, dst->stride, from, p->host_out_row,
-                                 p->host_out_row, rows, cudaMemcpyDefault, stream);
+        err = cudaMemcpy2DAsync (b->dst_rows, dst->stride, from, p->host_out_row,
+                                 p->host_out_row, rows, cudaMemcpyDefault, lane->stream);
       if (err != cudaSuccess)
         return err;
     }
-  if ((p->exact_after || may_fall_back) &&
-      (err = cudaMemcpyAsync (lane->ran, &lane->claims->ran, sizeof *lane->ran,
-                              cudaMemcpyDeviceToHost, stream)) != cudaSuccess)
+  if (p->exact_after || may_fall_back)
+    return cudaMemcpyAsync (lane->ran, &lane->claims->ran, sizeof *lane->ran,
+                            cudaMemcpyDeviceToHost, lane->stream);
+  return cudaSuccess;
+}
+
+/* Queues one strip, output rows y0 .. y0 + rows - 1, on a lane: upload,
+ * conversion, kernels, conversion back, download.  A pageable source is
+ * staged here, on the caller's thread, while other lanes keep the GPU busy. */
+static cudaError_t
+start_strip (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const Plan *p,
+             Lane *lane, ConvArgs a, int64_t y0, int64_t rows)
+{
+  const CcImage *dst = job->dst;
+  const int C = job->channels;
+  const cudaStream_t stream = lane->stream;
+  StripBuffers b;
+  cudaError_t err;
+
+  strip_buffers (job, p, lane, y0, rows, &b);
+  lane->y0 = y0;
+  lane->rows = rows;
+  lane->strip_rows = p->strip;
+  a.claims = lane->claims;
+  a.nan = p->exact_after ? &lane->claims->nan : NULL;
+  cudaEventRecord (lane->ev[0], stream);
+  if ((err = strip_up (g, job, p, lane, &b, y0, &a)) != cudaSuccess)
+    return err;
+
+  if (p->direct_out)
+    a.dst = DevImage { (float *) b.dst_rows, dst->stride / 4, (int) dst->width, (int) rows };
+  else
+    a.dst = DevImage { b.float_out, dst->width * C, (int) dst->width, (int) rows };
+  a.vec4 = ((uintptr_t) a.src.data % 16 == 0) && (a.src.pitch % 4 == 0);
+  if ((err = launch (g, k, lane, job, a, b.pass, b.planes)) != cudaSuccess ||
+      (a.nan && (err = cc_exact_launch (a, g->facts, stream)) != cudaSuccess))
+    return err;
+  if (!p->direct_out && (dst->on_device || p->raw_out_row) &&
+      (err = strip_convert_back (g, job, p, &b, rows, stream)) != cudaSuccess)
+    return err;
+  cudaEventRecord (lane->ev[2], stream);
+  if ((err = strip_down (job, p, lane, &b, rows)) != cudaSuccess)
     return err;
   cudaEventRecord (lane->ev[3], stream);
   return cudaSuccess;
@@ -638,6 +720,57 @@ name_kernels (const struct _CcGpu *g, int lanes, CcResult *r)
             ran.exact ? ", exact kernel" : "");
 }
 
+/* The job's mask (and the exact kernel's, where it follows) and transfer
+ * tables on the device before any lane reads them. */
+static cudaError_t
+set_up_job (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const Plan *p)
+{
+  cudaError_t err = k->set_mask ? k->set_mask (g, job) : cudaSuccess;
+
+  /* The exact kernel reads the mask where basic does. */
+  if (err == cudaSuccess && p->exact_after)
+    err = cc_kernels_basic.set_mask (g, job);
+  if (err == cudaSuccess && job->transfer)
+    err = upload_transfer (g, job->transfer);
+  for (int l = 0; l < p->lanes; l++)
+    g->lane[l].ran_before = *g->lane[l].ran;
+  if (err == cudaSuccess)
+    err = cudaStreamSynchronize (g->stream);
+  return err;
+}
+
+/* The job's strips, strip i on lane i % lanes: a lane's previous strip is
+ * finished (and its result copied out) before the lane takes the next.  A
+ * cancel sets 'status'; the strips in flight are then waited for, their
+ * results dropped. */
+static cudaError_t
+run_strips (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const Plan *p,
+            const ConvArgs &a, CcStatus *status, CcResult *r)
+{
+  cudaError_t err = cudaSuccess;
+  int64_t y0, i;
+
+  for (y0 = 0, i = 0; err == cudaSuccess && y0 < job->dst->height; y0 += p->strip, i++)
+    {
+      Lane *lane = &g->lane[i % p->lanes];
+      int64_t rows = job->dst->height - y0 < p->strip ? job->dst->height - y0 : p->strip;
+
+      if ((err = finish_strip (g, job, p, lane, r)) != cudaSuccess)
+        return err;
+      if (i >= p->lanes && cc_job_tick (job, (double) y0 / job->dst->height))
+        {
+          *status = cc_fail (r, CC_ERROR_CANCELLED, "cancelled");
+          return lanes_sync (g);
+        }
+      err = start_strip (g, k, job, p, lane, a, y0, rows);
+    }
+  /* The strips in flight, oldest first (gpu_failed waits for them after a
+   * failure). */
+  for (int l = 0; l < p->lanes && err == cudaSuccess; l++)
+    err = finish_strip (g, job, p, &g->lane[(i + l) % p->lanes], r);
+  return err;
+}
+
 extern "C" CcStatus
 cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job,
             CcResult *r)
@@ -647,7 +780,6 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
   cudaError_t err;
   Plan p;
   ConvArgs a;
-  int64_t y0, i;
 
   if ((status = cc_gpu_check (g, method, job, r->message, sizeof r->message)) != CC_OK)
     return r->status = status;
@@ -680,40 +812,8 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
 
   if (k->constant)
     pthread_mutex_lock (&cc_constant_mask_lock);
-  err = k->set_mask ? k->set_mask (g, job) : cudaSuccess;
-  /* The exact kernel reads the mask where basic does. */
-  if (err == cudaSuccess && p.exact_after)
-    err = cc_kernels_basic.set_mask (g, job);
-  if (err == cudaSuccess && job->transfer)
-    err = upload_transfer (g, job->transfer);
-  for (int l = 0; l < p.lanes; l++)
-    g->lane[l].ran_before = *g->lane[l].ran;
-  /* The lanes read the mask and the tables: they must be there first. */
-  if (err == cudaSuccess)
-    err = cudaStreamSynchronize (g->stream);
-
-  /* Strip i runs on lane i % lanes; a lane's previous strip is finished
-   * (and its result copied out) before the lane takes the next. */
-  for (y0 = 0, i = 0; err == cudaSuccess && y0 < job->dst->height; y0 += p.strip, i++)
-    {
-      Lane *lane = &g->lane[i % p.lanes];
-      int64_t rows = job->dst->height - y0 < p.strip ? job->dst->height - y0 : p.strip;
-
-      if ((err = finish_strip (g, job, &p, lane, r)) != cudaSuccess)
-        break;
-      if (i >= p.lanes && cc_job_tick (job, (double) y0 / job->dst->height))
-        {
-          status = cc_fail (r, CC_ERROR_CANCELLED, "cancelled");
-          break;
-        }
-      err = start_strip (g, k, job, &p, lane, a, y0, rows);
-    }
-  /* The strips in flight, oldest first; after a failure or a cancel their
-   * results are dropped (gpu_failed waits for them). */
-  for (int k = 0; k < p.lanes && err == cudaSuccess && status == CC_OK; k++)
-    err = finish_strip (g, job, &p, &g->lane[(i + k) % p.lanes], r);
-  if (status != CC_OK && err == cudaSuccess)
-    err = lanes_sync (g);
+  if ((err = set_up_job (g, k, job, &p)) == cudaSuccess)
+    err = run_strips (g, k, job, &p, a, &status, r);
   if (err != cudaSuccess)
     status = gpu_failed (g, err, r);
   else if (status == CC_OK)

@@ -135,19 +135,15 @@ add_hint (struct _CcGpu *g)
 /* CUDA 13 needs an NVIDIA driver of the 580 series or later. */
 #define DRIVER_NEEDED "580"
 
-static void
-gpu_start_up (struct _CcGpu *g)
+/* Whether a driver new enough and a GPU are there; if not, the status
+ * says which is missing, with the machine's hint. */
+static bool
+driver_and_gpu (struct _CcGpu *g)
 {
   int driver = 0, count = 0;
-  cudaDeviceProp prop;
   cudaError_t err;
   void *lib;
 
-  if (g->no_gpu)
-    {
-      cc_gpu_set_status (g, CC_ERROR_NO_GPU, "GPU use is turned off (CUDA_CONVOLVE_NO_GPU is set)");
-      return;
-    }
   /* The static runtime loads the driver itself; looking first tells "no
    * driver" apart from "driver too old". */
   if (!(lib = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)))
@@ -156,7 +152,7 @@ gpu_start_up (struct _CcGpu *g)
                   "no NVIDIA driver found (libcuda.so.1); the GPU methods need driver "
                   DRIVER_NEEDED " or later");
       add_hint (g);
-      return;
+      return false;
     }
   dlclose (lib);
   cudaDriverGetVersion (&driver);
@@ -168,7 +164,7 @@ gpu_start_up (struct _CcGpu *g)
                   driver / 1000, driver % 1000 / 10,
                   CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
       add_hint (g);
-      return;
+      return false;
     }
   if ((err = cudaGetDeviceCount (&count)) != cudaSuccess || count == 0)
     {
@@ -176,11 +172,20 @@ gpu_start_up (struct _CcGpu *g)
                   "no usable NVIDIA GPU: %s",
                   err == cudaSuccess ? "none found" : cudaGetErrorString (err));
       add_hint (g);
-      return;
+      return false;
     }
+  return true;
+}
+
+/* The device's streams, buffers and lanes. */
+static cudaError_t
+device_set_up (struct _CcGpu *g, cudaDeviceProp *prop)
+{
+  cudaError_t err;
+
   g->device = 0;
   if ((err = cudaSetDevice (g->device)) != cudaSuccess ||
-      (err = cudaGetDeviceProperties (&prop, g->device)) != cudaSuccess ||
+      (err = cudaGetDeviceProperties (prop, g->device)) != cudaSuccess ||
       /* A blocking stream: it waits for what callers queued on the legacy
        * default stream, such as an upload of an on_device source whose DMA
        * from pageable memory may still be running when cudaMemcpy returns. */
@@ -191,10 +196,7 @@ gpu_start_up (struct _CcGpu *g)
       (err = cudaMemset (g->claims, 0, sizeof (Claims) * LANES)) != cudaSuccess ||
       (err = cudaHostAlloc (&g->ran, sizeof (Fallbacks) * LANES, cudaHostAllocDefault)) !=
         cudaSuccess)
-    {
-      cc_gpu_set_status (g, cc_gpu_status_of (err), "could not start the GPU: %s", cudaGetErrorString (err));
-      return;
-    }
+    return err;
   for (int l = 0; l < LANES; l++)
     {
       Lane *lane = &g->lane[l];
@@ -209,7 +211,25 @@ gpu_start_up (struct _CcGpu *g)
       if (err != cudaSuccess)
         break;
     }
-  if (err != cudaSuccess)
+  return err;
+}
+
+/* Start-up, on the helper thread: the driver, the device, then the
+ * kernels' modules (modules_start loads them on threads of their own). */
+static void
+gpu_start_up (struct _CcGpu *g)
+{
+  cudaDeviceProp prop;
+  cudaError_t err;
+
+  if (g->no_gpu)
+    {
+      cc_gpu_set_status (g, CC_ERROR_NO_GPU, "GPU use is turned off (CUDA_CONVOLVE_NO_GPU is set)");
+      return;
+    }
+  if (!driver_and_gpu (g))
+    return;
+  if ((err = device_set_up (g, &prop)) != cudaSuccess)
     {
       cc_gpu_set_status (g, cc_gpu_status_of (err), "could not start the GPU: %s", cudaGetErrorString (err));
       return;
