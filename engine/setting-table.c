@@ -1,10 +1,13 @@
-/* The settings' table (setting-table.h), and a choice's names from the engine
- * table of its kind.
+/* The settings' table (setting-table.h), and the choice settings' names:
+ * each kind's from the engine's own functions, its list made from the names
+ * of its values.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
 #include "config.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "setting-table.h"
@@ -38,78 +41,99 @@ cc_setting_find (const char *name)
   return NULL;
 }
 
+/* The engine's functions for each choice, by their prefix: a value's name
+ * (cc_shape_name) and a name's value (cc_shape_from_name). */
+#define CHOICES(X) \
+  X (SHAPE, shape, CcShape) \
+  X (BORDER, border, CcBorder) \
+  X (METHOD, method, CcMethod) \
+  X (ALGORITHM, deconvolve_algorithm, CcDeconvolveAlgorithm) \
+  X (INIT, deconvolve_start, CcDeconvolveStart)
+
+/* The same through an int, so that one table holds every kind's (the
+ * engine's take their own enum). */
+#define THROUGH_INT(ID, kind, Enum) \
+  static const char * \
+  kind##_name (int value) \
+  { \
+    return cc_##kind##_name ((Enum) value); \
+  } \
+  \
+  static bool \
+  kind##_from (const char *name, int *value) \
+  { \
+    Enum v; \
+    \
+    if (!cc_##kind##_from_name (name, &v)) \
+      return false; \
+    *value = (int) v; \
+    return true; \
+  }
+CHOICES (THROUGH_INT)
+#undef THROUGH_INT
+
+typedef struct
+{
+  const char *(*name) (int value);
+  bool        (*from) (const char *name, int *value);
+} Choice;
+
+static const Choice choices[CC_SETTING_COUNT] = {
+#define ENTRY(ID, kind, Enum) [CC_SETTING_ID_##ID] = { kind##_name, kind##_from },
+  CHOICES (ENTRY)
+#undef ENTRY
+};
+
+/* Each choice's names as one list, made once from the names of its values
+ * so that none is left out or spelt twice: "a or b" for two, commas for
+ * more. */
+static char choice_lists[CC_SETTING_COUNT][128];
+static pthread_once_t lists_once = PTHREAD_ONCE_INIT;
+
+static void
+make_lists (void)
+{
+  for (int id = 0; id < CC_SETTING_COUNT; id++)
+    {
+      const int first = (int) cc_settings[id].min, last = (int) cc_settings[id].max;
+      const size_t size = sizeof choice_lists[id];
+      size_t used = 0;
+
+      for (int v = first; choices[id].name && v <= last && used < size; v++)
+        used += (size_t) snprintf (choice_lists[id] + used, size - used, "%s%s",
+                                   v == first ? "" : last - first == 1 ? " or " : ", ",
+                                   choices[id].name (v));
+    }
+}
+
+/* The choice setting 'id' is, or NULL. */
+static const Choice *
+choice_of (CcSettingId id)
+{
+  return (unsigned) id < CC_SETTING_COUNT && choices[id].name ? &choices[id] : NULL;
+}
+
 const char *
 cc_setting_choice_name (CcSettingId id, int value)
 {
-  switch (id)
-    {
-    case CC_SETTING_ID_SHAPE:     return cc_shape_name ((CcShape) value);
-    case CC_SETTING_ID_BORDER:    return cc_border_name ((CcBorder) value);
-    case CC_SETTING_ID_METHOD:    return cc_method_name ((CcMethod) value);
-    case CC_SETTING_ID_ALGORITHM: return cc_deconvolve_algorithm_name ((CcDeconvolveAlgorithm) value);
-    case CC_SETTING_ID_INIT:      return cc_deconvolve_start_name ((CcDeconvolveStart) value);
-    default:                      return NULL;
-    }
+  const Choice *c = choice_of (id);
+
+  return c ? c->name (value) : NULL;
 }
 
 const char *
 cc_setting_choice_names (CcSettingId id)
 {
-  switch (id)
-    {
-    case CC_SETTING_ID_SHAPE:     return cc_shape_names ();
-    case CC_SETTING_ID_BORDER:    return cc_border_names ();
-    case CC_SETTING_ID_METHOD:    return cc_method_names ();
-    case CC_SETTING_ID_ALGORITHM: return "richardson-lucy or wiener";
-    case CC_SETTING_ID_INIT:      return "flat or image";
-    default:                      return NULL;
-    }
+  if (!choice_of (id))
+    return NULL;
+  pthread_once (&lists_once, make_lists);
+  return choice_lists[id];
 }
 
 bool
 cc_setting_choice_from (CcSettingId id, const char *name, int *value)
 {
-  bool found = false;
+  const Choice *c = choice_of (id);
 
-  switch (id)
-    {
-    case CC_SETTING_ID_SHAPE:
-      {
-        CcShape v;
-        if ((found = cc_shape_from_name (name, &v)))
-          *value = (int) v;
-        break;
-      }
-    case CC_SETTING_ID_BORDER:
-      {
-        CcBorder v;
-        if ((found = cc_border_from_name (name, &v)))
-          *value = (int) v;
-        break;
-      }
-    case CC_SETTING_ID_METHOD:
-      {
-        CcMethod v;
-        if ((found = cc_method_from_name (name, &v)))
-          *value = (int) v;
-        break;
-      }
-    case CC_SETTING_ID_ALGORITHM:
-      {
-        CcDeconvolveAlgorithm v;
-        if ((found = cc_deconvolve_algorithm_from_name (name, &v)))
-          *value = (int) v;
-        break;
-      }
-    case CC_SETTING_ID_INIT:
-      {
-        CcDeconvolveStart v;
-        if ((found = cc_deconvolve_start_from_name (name, &v)))
-          *value = (int) v;
-        break;
-      }
-    default:
-      break;
-    }
-  return found;
+  return c && c->from (name, value);
 }

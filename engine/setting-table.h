@@ -167,8 +167,9 @@ extern const CcSetting cc_settings[CC_SETTING_COUNT];
 
 /* The setting of that name, or NULL. */
 const CcSetting *cc_setting_find        (const char *name);
-/* A choice's value's name ("disc"), its names in a sentence ("gaussian,
- * disc ... or motion"), and the value of a name (false: none). */
+/* A choice's value's name ("disc"), its names as a list ("matrix,
+ * gaussian, ... motion"; two as "image or flat"), and the value of a name
+ * (false: none). */
 const char      *cc_setting_choice_name  (CcSettingId id, int value);
 const char      *cc_setting_choice_names (CcSettingId id);
 bool             cc_setting_choice_from  (CcSettingId id, const char *name, int *value);

@@ -1,6 +1,8 @@
-/* The engine on the CPU: border rules, conversions, argument checks, cancel,
- * hand-computed results, and the cpu and auto methods against the gold over
- * the whole sweep (masks from text, values and shapes: test-masks.c).  Runs everywhere (auto takes the GPU where there is one).
+/* The engine's convolution on the CPU: border rules, argument checks,
+ * cancel, hand-computed results, and the cpu and auto methods against the
+ * gold over the whole sweep.  Runs everywhere (auto takes the GPU where
+ * there is one).  Masks: test-masks.c; samples and transfers:
+ * test-samples.c; names: test-names.c.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -107,42 +109,6 @@ test_border_runs (void)
                    "place or mergeable", cc_border_name ((CcBorder) b), first, count, n,
                    wrong, log.bad);
           }
-}
-
-static void
-test_half (void)
-{
-  int bad = 0;
-
-  /* Every half value survives half -> float -> half. */
-  for (uint32_t h = 0; h < 65536 && bad < 5; h++)
-    {
-      float f = cc_half_to_float ((uint16_t) h);
-      if (isnan (f))
-        continue;
-      if (!CHECK (cc_float_to_half (f) == h, "half 0x%04x -> %g -> 0x%04x", h, f,
-                  cc_float_to_half (f)))
-        bad++;
-    }
-#ifdef __FLT16_MAX__
-  /* Rounding of floats between halves against the compiler's own. */
-  for (uint32_t u = 0; u < 0xffffffffu - 4093 && bad < 10; u += 4093)
-    {
-      union { uint32_t u; float f; } x = { u };
-      _Float16 ref = (_Float16) x.f;
-      uint16_t want;
-
-      if (isnan (x.f))
-        continue;
-      memcpy (&want, &ref, 2);
-      if (!CHECK (cc_float_to_half (x.f) == want, "float %a -> half 0x%04x, want 0x%04x",
-                  x.f, cc_float_to_half (x.f), want))
-        bad++;
-    }
-#endif
-  CHECK (cc_float_to_u8 (0.5f) == 128 && cc_float_to_u8 (-1) == 0 && cc_float_to_u8 (2) == 255 &&
-         cc_float_to_u8 (NAN) == 0 && cc_float_to_u16 (1.0f) == 65535 &&
-         cc_double_to_u32 (1.0) == 4294967295u, "integer conversions clamp and round");
 }
 
 /* Fills 'values' (the mask's) with taps uniform in [-0.5, 1], their sum the
@@ -424,104 +390,6 @@ out:
   free (v);
 }
 
-/* Border names, GEGL's aliases, and names that are none. */
-static void
-test_names (void)
-{
-  static const struct { const char *name; CcBorder want; } names[] = {
-    { "zero", CC_BORDER_ZERO }, { "extend", CC_BORDER_EXTEND }, { "wrap", CC_BORDER_WRAP },
-    { "mirror", CC_BORDER_MIRROR }, { "black", CC_BORDER_BLACK },
-    { "white", CC_BORDER_WHITE }, { "none", CC_BORDER_ZERO }, { "clamp", CC_BORDER_EXTEND },
-    { "loop", CC_BORDER_WRAP },
-  };
-  CcBorder b;
-
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    CHECK (cc_border_from_name (names[i].name, &b) && b == names[i].want,
-           "border name '%s'", names[i].name);
-  for (int i = 0; i < CC_BORDER_COUNT; i++)
-    CHECK (cc_border_from_name (cc_border_name ((CcBorder) i), &b) && b == (CcBorder) i,
-           "border %d's name parses back", i);
-  CHECK (!cc_border_from_name ("Black", &b) && !cc_border_from_name ("", &b) &&
-         !cc_border_from_name (NULL, &b), "unknown border names are refused");
-}
-
-/* Sizes as the budget variables take them, and text that is none. */
-static void
-test_bytes (void)
-{
-  static const struct { const char *text; uint64_t want; } sizes[] = {
-    { "123", 123 }, { "4K", 4096 }, { "4k", 4096 }, { "512M", 512ull << 20 },
-    { "1.5G", 3ull << 29 }, { "64G", 64ull << 30 }, { "1e3", 1000 },
-  };
-  static const char *const bad[] = { "", "0", "-1", "G", "4GB", "12 ", "0.5", "x1", "nan" };
-  uint64_t bytes;
-
-  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
-    CHECK (cc_bytes_parse (sizes[i].text, &bytes) && bytes == sizes[i].want,
-           "size '%s'", sizes[i].text);
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-    CHECK (!cc_bytes_parse (bad[i], &bytes), "'%s' is refused as a size", bad[i]);
-  CHECK (!cc_bytes_parse (NULL, &bytes), "no text is no size");
-}
-
-/* Transfer tables: what is refused, and the encoder against the exact
- * sRGB curve for every 8-bit code, every 16-bit one, and the points
- * between them. */
-static void
-test_transfer (void)
-{
-  static const CcType types[] = { CC_TYPE_U8, CC_TYPE_U16 };
-  float lin[3 * 256], mid[3 * 255];
-  char msg[256];
-  CcTransfer *t;
-
-  for (int i = 0; i < 256; i++)
-    lin[i] = i / 255.0f;
-  for (int i = 0; i < 255; i++)
-    mid[i] = (i + 0.5f) / 255.0f;
-  CHECK (!cc_transfer_new (CC_TYPE_FLOAT, 1, lin, mid, msg, sizeof msg) && strstr (msg, "u8"),
-         "a float transfer is refused: %s", msg);
-  CHECK (!cc_transfer_new (CC_TYPE_U8, 2, lin, mid, msg, sizeof msg) && strstr (msg, "curves"),
-         "two curves are refused: %s", msg);
-  mid[100] = lin[102];
-  CHECK (!cc_transfer_new (CC_TYPE_U8, 1, lin, mid, msg, sizeof msg) && strstr (msg, "100"),
-         "a midpoint past the next code is refused: %s", msg);
-  mid[100] = 100.5f / 255.0f;
-  lin[7] = NAN;
-  CHECK (!cc_transfer_new (CC_TYPE_U8, 1, lin, mid, msg, sizeof msg), "NaN is refused");
-  lin[7] = 7 / 255.0f;
-  t = cc_transfer_new (CC_TYPE_U8, 1, lin, mid, msg, sizeof msg);
-  CHECK (t && cc_transfer_encode (t, 0, 0.5 / 255) == 1 && cc_transfer_encode (t, 0, -3) == 0 &&
-         cc_transfer_encode (t, 0, NAN) == 0 && cc_transfer_encode (t, 0, 2) == 255,
-         "the identity curve rounds to nearest, clamps, and takes NaN to 0");
-  cc_transfer_free (t);
-
-  for (int k = 0; k < 2; k++)
-    {
-      const double max = types[k] == CC_TYPE_U8 ? 255 : 65535;
-      int bad = 0;
-
-      t = cc_transfer_new_srgb (types[k]);
-      for (unsigned code = 0; code <= max; code++)
-        {
-          const double v = code / max;
-          const double linear = v <= 0.04045 ? v / 12.92 : pow ((v + 0.055) / 1.055, 2.4);
-          const double next = (code + 0.5) / max;
-          const double above = next <= 0.04045 ? next / 12.92
-                                               : pow ((next + 0.055) / 1.055, 2.4);
-
-          bad += fabs (cc_transfer_decode (t, 0, code) - linear) > 1e-7 ||
-                 cc_transfer_encode (t, 0, linear) != code ||
-                 (code < max && (cc_transfer_encode (t, 0, above * 0.999999) != code ||
-                                 cc_transfer_encode (t, 0, above * 1.000001) != code + 1));
-        }
-      CHECK (bad == 0, "sRGB %s: %d codes decode or encode wrong", cc_type_name (types[k]),
-             bad);
-      cc_transfer_free (t);
-    }
-}
-
 /* Calls that mix a transfer with what it cannot take are refused. */
 static void
 test_transfer_errors (CcContext *ctx)
@@ -693,12 +561,8 @@ main (void)
 
   test_border_index ();
   test_border_runs ();
-  test_half ();
   test_cpu_fft (ctx);
   test_large_masks (ctx);
-  test_names ();
-  test_bytes ();
-  test_transfer ();
   test_errors (ctx);
   test_transfer_errors (ctx);
   test_cancel (ctx);

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -693,12 +694,6 @@ test_trap (CcContext *ctx)
   }
 }
 
-static bool
-cancel_after_two (void *data)
-{
-  return ++*(int *) data > 2;
-}
-
 /* Cancel through the engine's hook while strips are in flight on several
  * streams: the call stops and says so; the next call works. */
 static void
@@ -713,7 +708,7 @@ test_cancel (CcContext *ctx)
   CcOptions o;
   CcResult r;
   CcStatus st;
-  int polls = 0;
+  CheckCancel c;
 
   for (int i = 0; i < 25; i++)
     m[i] = 1.0;
@@ -721,12 +716,11 @@ test_cancel (CcContext *ctx)
     in[i] = (uint8_t) check_rand ();
   cc_options_init (&o);
   o.method = CC_METHOD_REGISTER;
-  o.cancel = cancel_after_two;
-  o.user_data = &polls;
+  check_cancel_hooks (&o, &c, 2);
   st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
   CHECK (st == CC_ERROR_CANCELLED && r.strips < 8,
          "cancel with strips in flight: %s after %d strips", cc_status_name (st), r.strips);
-  o.cancel = NULL;
+  check_cancel_reset (&c, INT_MAX);
   st = cc_convolve (ctx, &src, 0, 0, &dst, &mask, &o, &r);
   CHECK (st == CC_OK && r.strips > 1, "after a cancel: %s, %d strips '%s'",
          cc_status_name (st), r.strips, r.message);
