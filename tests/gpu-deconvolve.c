@@ -1,13 +1,9 @@
-/* Richardson–Lucy on the GPU against the CPU's, part of test-gpu: the
- * planes stay on the device through every iteration (CcResult.kernel says
- * "gpu richardson-lucy" and the convolution's method), for masks from 3x3
- * to 1023x1023, borders, total variation; the source read and the result
- * written there for each sample type, with and without a transfer, alpha
- * and kept channels; the channels one at a time under a device budget;
- * and where the GPU cannot take the job, 'auto' says why it took the CPU.
- * Wiener on the GPU against FFTW's, on the same canvas, for masks to
- * 1023x1023 and every border (without FFTW: the GPU's path, and the CPU's
- * refusal where the GPU cannot take the job).
+/* Richardson–Lucy on the GPU against the CPU's, part of test-gpu: planes
+ * on the device through every iteration, masks from 3x3 to 1023x1023,
+ * borders, total variation, each sample type with and without a transfer,
+ * a device budget, and 'auto''s reason where it takes the CPU.  Wiener on
+ * the GPU against FFTW's, for masks to 1023x1023 and every border (without
+ * FFTW: the GPU's path, and the CPU's refusal).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
