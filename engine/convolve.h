@@ -228,6 +228,48 @@ typedef bool (*CcRowRun) (int64_t at, int64_t from, int64_t rows, void *data);
 bool         cc_border_runs          (int64_t first, int64_t count, int64_t n,
                                       CcBorder border, CcRowRun run, void *data);
 
+/* A rectangle: its top-left corner and its size. */
+typedef struct
+{
+  int64_t x;
+  int64_t y;
+  int64_t width;
+  int64_t height;
+} CcRect;
+
+/* A border's bit in the sets cc_region_input takes. */
+#define CC_BORDER_BIT(border) (1u << (border))
+
+/* What a front end reads to convolve an output rectangle, and how it
+ * calls the engine on it. */
+typedef struct
+{
+  CcRect   input;    /* what to read, in the source's coordinates */
+  int64_t  out_x;    /* the output's place in it: cc_convolve's out_x and out_y */
+  int64_t  out_y;
+  CcBorder border;   /* CcOptions.border for the call */
+} CcRegion;
+
+/* The one halo rule of the front ends that convolve their source in pieces
+ * (the plug-in's bands, the operation's regions, the tool's strips): the
+ * region for the output 'out' of a source whose pixels lie in 'source'
+ * (both in the front end's coordinates), under 'border', with a mask of
+ * mask_width x mask_height, (w - 1) / 2 taps before a pixel and w / 2
+ * after it (the definition's, which an even size, refused by the engine,
+ * still covers).  The input is the output and its halo.  Past the source's
+ * top and bottom for the borders in 'rows_beyond', and past its left and
+ * right for those in 'columns_beyond' (CC_BORDER_BIT), the front end reads
+ * the halo itself as the border maps it (cc_border_runs; GEGL's loop abyss
+ * for wrap); elsewhere the halo is clipped to the source, and the engine
+ * applies the border at the input's edges, which are then the source's:
+ * wrap, which needs the far side, takes the source's whole extent where
+ * its halo was clipped.  With the border in both sets the whole halo is
+ * read and the region's border is zero, never reached.  An output whose
+ * clipped input is empty (outside the source) is its own input. */
+CcRegion     cc_region_input         (const CcRect *out, const CcRect *source,
+                                      int mask_width, int mask_height, CcBorder border,
+                                      unsigned rows_beyond, unsigned columns_beyond);
+
 /* Whether a mask is one the engine takes (odd sizes to CC_MASK_MAX, finite
  * values and offset, a non-zero finite divisor), and if not why. */
 bool         cc_mask_check           (const CcMask *mask, char *message, size_t size);

@@ -265,27 +265,24 @@ region_options (CcOptions *options, const OpRegionProperties *p, const Babl *for
   options->transfer = p->linear && engine_format_coded (format) ? transfer_for (format) : NULL;
 }
 
-/* The input a region reads: 'roi' and the halo of the mask 's'.  Wrap
- * needs the far side of the image: GEGL's loop abyss gives the whole
- * halo.  The other borders are the engine's own, at the input's edges:
- * only the part of the halo inside the input ('bounds') is read. */
+/* The input a region reads: 'roi' and the halo of the mask 's'
+ * (cc_region_input).  GEGL's loop abyss gives wrap's halo past the input's
+ * edges, rows and columns alike: all of it is fetched, and the engine
+ * never reaches a border.  The other borders are the engine's own, at the
+ * input's edges ('bounds'). */
 static GeglRectangle
 region_fetch (const OpSettings *s, const GeglRectangle *roi, const GeglRectangle *bounds,
               CcOptions *options)
 {
-  const gint rx = (s->width - 1) / 2, ry = (s->height - 1) / 2;
-  const GeglRectangle want = { roi->x - rx, roi->y - ry, roi->width + 2 * rx,
-                               roi->height + 2 * ry };
-  GeglRectangle fetch;
+  const CcRect out = { roi->x, roi->y, roi->width, roi->height };
+  const CcRect source = { bounds->x, bounds->y, bounds->width, bounds->height };
+  const CcRegion r = cc_region_input (&out, &source, s->width, s->height, options->border,
+                                      CC_BORDER_BIT (CC_BORDER_WRAP),
+                                      CC_BORDER_BIT (CC_BORDER_WRAP));
 
-  if (options->border == CC_BORDER_WRAP)
-    {
-      fetch = want;
-      options->border = CC_BORDER_ZERO;   /* never reached: the halo is all there */
-    }
-  else if (!gegl_rectangle_intersect (&fetch, &want, bounds))
-    fetch = *roi;
-  return fetch;
+  options->border = r.border;
+  return (GeglRectangle) { (gint) r.input.x, (gint) r.input.y, (gint) r.input.width,
+                           (gint) r.input.height };
 }
 
 /* The method a region runs.  auto without a usable GPU, or while CUDA
@@ -392,6 +389,68 @@ trace_region (const Call *call, const GeglRectangle *roi, gboolean whole, CcStat
               result->download_ms, store / 1000.0);
 }
 
+/* What a region reads and writes: its buffers, the rectangle fetched with
+ * its halo, the region itself, and the working format. */
+typedef struct
+{
+  GeglBuffer          *input;
+  GeglBuffer          *output;
+  GeglRectangle        fetch;
+  const GeglRectangle *roi;
+  const Babl          *format;
+  gboolean             whole;    /* a GPU block, or the whole input, in one call */
+} Region;
+
+/* The call on the region: the fetch copied in ('abyss': GEGL's loop for
+ * wrap's halo), the engine run, and the result stored with its report; or
+ * where the call failed, the input passed through with a word. */
+static void
+region_run (Call *call, const Region *r, const Buffers *b, CcType type, GeglAbyssPolicy abyss,
+            gpointer *state)
+{
+  const gint channels = babl_format_get_n_components (r->format);
+  const gsize bpp = babl_format_get_bytes_per_pixel (r->format);
+  CcResult result;
+  CcStatus status;
+  gboolean shared;
+  gint64 t0, t1, t2;
+
+  t0 = g_get_monotonic_time ();
+  copy_pixels (r->input, &r->fetch, r->format, b->in, abyss, FALSE, r->whole);
+  t1 = g_get_monotonic_time ();
+
+  call->src = (CcImage) { b->in, type, channels, r->fetch.width, r->fetch.height,
+                          (int64_t) (r->fetch.width * bpp), false };
+  call->dst = (CcImage) { b->out, type, channels, r->roi->width, r->roi->height,
+                          (int64_t) (r->roi->width * bpp), false };
+  call->x = r->roi->x - r->fetch.x;
+  call->y = r->roi->y - r->fetch.y;
+  call->options.method = region_method (call->who, call->options.method, *state);
+  status = call_engine (call, r->whole, &shared, &result);
+
+  t2 = g_get_monotonic_time ();
+  if (status == CC_OK)
+    {
+      copy_pixels (r->output, r->roi, r->format, b->out, GEGL_ABYSS_NONE, TRUE, r->whole);
+      if (shared)
+        op_engine_name_cpu_share (&result);
+      op_report_add (((OpState *) *state)->report, &result,
+                     (gint64) r->roi->width * r->roi->height);
+    }
+  else
+    {
+      gchar *note = g_strdup_printf ("%s; the input is passed through unchanged",
+                                     result.message);
+
+      warn_once (call->who, note);
+      g_free (note);
+      pass_through (r->input, r->output, r->roi);
+    }
+  if (tracing ())
+    trace_region (call, r->roi, r->whole, status, &result, t1 - t0, t2 - t1,
+                  g_get_monotonic_time () - t2);
+}
+
 /* The region 'roi' convolved with the mask 's', which the caller holds; or
  * with 'deconvolve', 'roi' the whole input, restored. */
 static gboolean
@@ -405,20 +464,14 @@ compute_with (GeglOperation            *operation,
               const GeglRectangle      *roi,
               gboolean                  whole)
 {
-  const Babl *format = gegl_operation_get_format (operation, "output");
-  const Babl *source = gegl_operation_get_source_format (operation, "input");
-  const gint channels = babl_format_get_n_components (format);
-  const gsize bpp = babl_format_get_bytes_per_pixel (format);
   const GeglRectangle *bounds = gegl_operation_source_get_bounding_box (operation, "input");
-  GeglRectangle fetch;
-  Buffers buffers;
+  Region r = { input, output, *roi, roi, gegl_operation_get_format (operation, "output"),
+               whole };
+  const gsize bpp = babl_format_get_bytes_per_pixel (r.format);
   Call call = { .who = deconvolve ? "cuda:deconvolve" : "cuda:convolve",
                 .deconvolve = deconvolve };
-  CcResult result;
-  CcStatus status;
+  Buffers buffers;
   CcType type;
-  gboolean shared;
-  gint64 t0, t1, t2;
 
   if (!s || !s->valid)
     {
@@ -430,20 +483,22 @@ compute_with (GeglOperation            *operation,
   if (!bounds || roi->width <= 0 || roi->height <= 0)
     return TRUE;
   /* babl names sample types as the engine does. */
-  if (!cc_type_from_name (babl_get_name (babl_format_get_type (format, 0)), &type))
+  if (!cc_type_from_name (babl_get_name (babl_format_get_type (r.format, 0)), &type))
     {
       warn_once (call.who, "an unknown working format; the input is passed through");
       pass_through (input, output, roi);
       return TRUE;
     }
-  region_options (&call.options, p, format, source);
+  region_options (&call.options, p, r.format,
+                  gegl_operation_get_source_format (operation, "input"));
   /* A deconvolution reads the whole input, and the engine applies the
    * border itself. */
-  fetch = deconvolve ? *roi : region_fetch (s, roi, bounds, &call.options);
+  if (!deconvolve)
+    r.fetch = region_fetch (s, roi, bounds, &call.options);
   /* A deconvolution up to a GPU block's size takes the blocks' page-locked
    * buffers too: its one copy each way runs at full speed, and into memory
    * already mapped, where a fresh buffer's pages would fault in during it. */
-  if (!buffers_get (&buffers, (gsize) fetch.width * fetch.height * bpp,
+  if (!buffers_get (&buffers, (gsize) r.fetch.width * r.fetch.height * bpp,
                     (gsize) roi->width * roi->height * bpp,
                     whole && (!deconvolve ||
                               (gint64) roi->width * roi->height <= block_pixels ())))
@@ -453,43 +508,10 @@ compute_with (GeglOperation            *operation,
       pass_through (input, output, roi);
       return TRUE;
     }
-  t0 = g_get_monotonic_time ();
-  copy_pixels (input, &fetch, format, buffers.in,
-               p->border == CC_BORDER_WRAP && !deconvolve ? GEGL_ABYSS_LOOP : GEGL_ABYSS_NONE,
-               FALSE, whole);
-  t1 = g_get_monotonic_time ();
-
-  call.src = (CcImage) { buffers.in, type, channels, fetch.width, fetch.height,
-                         (int64_t) (fetch.width * bpp), false };
-  call.dst = (CcImage) { buffers.out, type, channels, roi->width, roi->height,
-                         (int64_t) (roi->width * bpp), false };
-  call.x = roi->x - fetch.x;
-  call.y = roi->y - fetch.y;
   call.mask = (CcMask) { s->width, s->height, s->values, s->divisor, s->offset };
-  call.options.method = region_method (call.who, call.options.method, *state);
-  status = call_engine (&call, whole, &shared, &result);
-
-  t2 = g_get_monotonic_time ();
-  if (status == CC_OK)
-    {
-      copy_pixels (output, roi, format, buffers.out, GEGL_ABYSS_NONE, TRUE, whole);
-      if (shared)
-        op_engine_name_cpu_share (&result);
-      op_report_add (((OpState *) *state)->report, &result,
-                     (gint64) roi->width * roi->height);
-    }
-  else
-    {
-      gchar *note = g_strdup_printf ("%s; the input is passed through unchanged",
-                                     result.message);
-
-      warn_once (call.who, note);
-      g_free (note);
-      pass_through (input, output, roi);
-    }
-  if (tracing ())
-    trace_region (&call, roi, whole, status, &result, t1 - t0, t2 - t1,
-                  g_get_monotonic_time () - t2);
+  region_run (&call, &r, &buffers, type,
+              p->border == CC_BORDER_WRAP && !deconvolve ? GEGL_ABYSS_LOOP : GEGL_ABYSS_NONE,
+              state);
   buffers_release (&buffers);
   return TRUE;
 }

@@ -31,50 +31,39 @@ render_transfer_new (GimpDrawable *drawable, GError **error)
   return t;
 }
 
-/* The columns the output needs: the output and the mask's halo, clipped
- * to the drawable.  Wrap and mirror fold the far side in, so where the halo
- * was clipped they take the whole width, and the engine's border rule then
- * applies at the drawable's edge.  (Rows are gathered one by one instead,
- * render_read.) */
-static void
-source_columns (GimpDrawable *drawable, const GeglRectangle *out, const RenderSettings *s,
-                gint *x, gint *width)
-{
-  const gint rx = (s->width - 1) / 2;
-  const gint dw = gimp_drawable_get_width (drawable);
-  gint x1 = out->x - rx, x2 = out->x + out->width + rx;
+/* The borders whose rows past the drawable's top and bottom render_read
+ * gathers itself (a zero ghost row is zeros, as allocated): all but black
+ * and white, whose ghost rows the engine adds, as it does beside the
+ * columns read. */
+#define ROWS_READ_BEYOND (CC_BORDER_BIT (CC_BORDER_ZERO) | CC_BORDER_BIT (CC_BORDER_EXTEND) | \
+                          CC_BORDER_BIT (CC_BORDER_WRAP) | CC_BORDER_BIT (CC_BORDER_MIRROR))
 
-  if ((s->border == CC_BORDER_WRAP || s->border == CC_BORDER_MIRROR) && (x1 < 0 || x2 > dw))
-    x1 = 0, x2 = dw;
-  *x = MAX (x1, 0);
-  *width = MIN (x2, dw) - *x;
-}
-
-/* The rows of halo an output needs above and below it: none for a
- * deconvolution, which reads the whole drawable and whose engine applies
- * the border itself. */
-static gint
-halo_rows (const RenderSettings *s)
+/* What the output rectangle 'out' needs of the drawable: it and the mask's
+ * halo (cc_region_input).  A deconvolution's is the whole drawable, read
+ * without halo: the engine applies the border itself. */
+static CcRegion
+source_region (GimpDrawable *drawable, const GeglRectangle *out, const RenderSettings *s)
 {
-  return s->deconvolve ? 0 : (s->height - 1) / 2;
+  const CcRect rect = { out->x, out->y, out->width, out->height };
+  const CcRect whole = { 0, 0, gimp_drawable_get_width (drawable),
+                         gimp_drawable_get_height (drawable) };
+
+  return cc_region_input (&rect, &whole, s->deconvolve ? 1 : s->width,
+                          s->deconvolve ? 1 : s->height, s->border, ROWS_READ_BEYOND, 0);
 }
 
 struct _RenderSource
 {
   CcImage       image;      /* the output's rows and its halo rows, border resolved */
-  gint          out_x;      /* where the output starts in it */
-  gint          out_y;
+  CcRegion      region;     /* where they lie, and the output in them */
   GeglRectangle out;        /* the output rectangle, drawable coordinates */
   gint          bpp;
   gboolean      alpha;
   gint          colour;     /* colour channels: 1 (gray) or 3 */
 };
 
-/* Reads the rows the output needs: its own and ry above and below, each
- * mapped by the border rule at the drawable's top and bottom (a zero ghost
- * row is zeros), runs of consecutive rows in one read.  Black and white
- * ghost rows are the engine's to add, as it does beside the columns read:
- * only real rows are read for those. */
+/* Reads the rows of the output's region, each mapped by the border rule
+ * at the drawable's top and bottom, runs of consecutive rows in one read. */
 typedef struct
 {
   GeglBuffer         *buffer;
@@ -102,14 +91,10 @@ render_read (GimpDrawable *drawable, const GeglRectangle *out, const RenderSetti
              GError **error)
 {
   const Babl *format = render_format (drawable, s->linear);
-  const gint ry = halo_rows (s);
-  const gint dh = gimp_drawable_get_height (drawable);
-  const gboolean constant = s->border == CC_BORDER_BLACK || s->border == CC_BORDER_WHITE;
-  const gint y0 = constant ? MAX (out->y - ry, 0) : out->y - ry;
-  const gint rows = constant ? MIN (out->y + out->height + ry, dh) - y0 : out->height + 2 * ry;
+  const CcRegion region = source_region (drawable, out, s);
+  const gint width = (gint) region.input.width, rows = (gint) region.input.height;
   RenderSource *src;
   BandReads reads;
-  gint x, width;
   CcType type;
 
   if (s->linear && engine_format_coded (gimp_drawable_get_format (drawable)) && !s->transfer)
@@ -120,10 +105,8 @@ render_read (GimpDrawable *drawable, const GeglRectangle *out, const RenderSetti
       return NULL;
     }
   src = g_new0 (RenderSource, 1);
-  source_columns (drawable, out, s, &x, &width);
+  src->region = region;
   src->out = *out;
-  src->out_x = out->x - x;
-  src->out_y = out->y - y0;
   src->bpp = babl_format_get_bytes_per_pixel (format);
   src->alpha = babl_format_has_alpha (format);
   src->colour = babl_format_get_n_components (format) - (src->alpha ? 1 : 0);
@@ -146,8 +129,10 @@ render_read (GimpDrawable *drawable, const GeglRectangle *out, const RenderSetti
       return NULL;
     }
 
-  reads = (BandReads) { gimp_drawable_get_buffer (drawable), format, x, width, src };
-  cc_border_runs (y0, rows, dh, s->border, read_run, &reads);
+  reads = (BandReads) { gimp_drawable_get_buffer (drawable), format, (gint) region.input.x,
+                        width, src };
+  cc_border_runs (region.input.y, rows, gimp_drawable_get_height (drawable), s->border,
+                  read_run, &reads);
   g_object_unref (reads.buffer);
   return src;
 }
@@ -183,7 +168,7 @@ render_compute (const RenderSource *src, const RenderSettings *s, CcContext *ctx
 
   cc_options_init (&options);
   options.method = s->method;
-  options.border = s->border;
+  options.border = src->region.border;
   options.clamp = s->clamp;
   options.has_alpha = src->alpha;
   options.alpha_weighting = s->alpha_weighting;
@@ -197,8 +182,8 @@ render_compute (const RenderSource *src, const RenderSettings *s, CcContext *ctx
 
   if ((s->deconvolve
          ? cc_deconvolve (ctx, &src->image, &dst, &mask, &options, &s->deconvolution, result)
-         : cc_convolve (ctx, &src->image, src->out_x, src->out_y, &dst, &mask, &options,
-                        result)) != CC_OK)
+         : cc_convolve (ctx, &src->image, src->region.out_x, src->region.out_y, &dst, &mask,
+                        &options, result)) != CC_OK)
     {
       g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "%s", result->message);
       g_free (dst.data);
@@ -399,13 +384,12 @@ gboolean
 render_drawable (GimpImage *image, GimpDrawable *drawable, const RenderSettings *s,
                  CcContext *ctx, CcResult *result, GError **error)
 {
-  const gint ry = halo_rows (s);
   const Babl *format = render_format (drawable, s->linear);
   GeglRectangle all, band;
   GeglBuffer *shadow;
   BandJob *computing = NULL;
   RenderSource *source;
-  gint x, width, rows;
+  gint rows;
   gsize row_bytes;
 
   memset (result, 0, sizeof *result);
@@ -417,9 +401,10 @@ render_drawable (GimpImage *image, GimpDrawable *drawable, const RenderSettings 
   /* Bands of output rows, each read with its halo: memory stays bounded
    * whatever the layer's size, and band k + 1 is read and band k - 1
    * written while band k is computed. */
-  source_columns (drawable, &all, s, &x, &width);
-  row_bytes = (gsize) (width + all.width) * babl_format_get_bytes_per_pixel (format);
-  rows = (gint) MAX ((gint64) (MIN (cc_host_budget (), G_MAXSIZE) / 3 / row_bytes) - 2 * ry, 1);
+  row_bytes = (gsize) (source_region (drawable, &all, s).input.width + all.width) *
+              babl_format_get_bytes_per_pixel (format);
+  rows = (gint) MAX ((gint64) (MIN (cc_host_budget (), G_MAXSIZE) / 3 / row_bytes) -
+                     (s->height - 1), 1);
   rows = MIN (rows, MAX ((gint) (BAND_BYTES / row_bytes), 64));
 
   gimp_progress_init (progress_text (s));

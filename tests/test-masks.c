@@ -1,8 +1,9 @@
 /* Masks as the front ends make them: GIMP's normalize rule, the text
  * form (parse, format, refusals), cc_mask_resolve (values, the identity,
- * images, presets and the order it takes them in), and the shapes (their
+ * images, presets and the order it takes them in), the shapes (their
  * areas against sampled shapes, small steps of a slider giving small
- * steps of the mask, refusals).
+ * steps of the mask, refusals), and the halo a front end reads for a mask
+ * (cc_region_input).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -421,6 +422,239 @@ test_shape_errors (void)
     }
 }
 
+/* The sets of borders each front end reads past its source's edges
+ * itself: the plug-in's rows (a zero ghost row left as allocated), the
+ * tool's rows (real rows only), the operation's rows and columns (GEGL's
+ * loop abyss). */
+#define ROWS_RENDER (CC_BORDER_BIT (CC_BORDER_ZERO) | CC_BORDER_BIT (CC_BORDER_EXTEND) | \
+                     CC_BORDER_BIT (CC_BORDER_WRAP) | CC_BORDER_BIT (CC_BORDER_MIRROR))
+#define ROWS_TOOL   (CC_BORDER_BIT (CC_BORDER_EXTEND) | CC_BORDER_BIT (CC_BORDER_WRAP) | \
+                     CC_BORDER_BIT (CC_BORDER_MIRROR))
+#define WRAP_OP     CC_BORDER_BIT (CC_BORDER_WRAP)
+
+static bool
+rect_is (const CcRect *a, int64_t x, int64_t y, int64_t width, int64_t height)
+{
+  return a->x == x && a->y == y && a->width == width && a->height == height;
+}
+
+/* cc_region_input's answer for a source of 10x8 at 0,0. */
+typedef struct
+{
+  const char *what;
+  CcRect      out;
+  int         width, height;
+  CcBorder    border;
+  unsigned    rows, columns;
+  CcRect      input;
+  int64_t     out_x, out_y;
+  CcBorder    called;
+} RegionCase;
+
+static const RegionCase region_cases[] = {
+  { "inside", { 3, 3, 2, 2 }, 5, 3, CC_BORDER_EXTEND, 0, 0, { 1, 2, 6, 4 }, 2, 1,
+    CC_BORDER_EXTEND },
+  { "top left, clipped", { 0, 0, 2, 2 }, 5, 3, CC_BORDER_EXTEND, 0, 0, { 0, 0, 4, 3 }, 0, 0,
+    CC_BORDER_EXTEND },
+  { "bottom right, clipped", { 8, 6, 2, 2 }, 5, 3, CC_BORDER_ZERO, ROWS_TOOL, 0,
+    { 6, 5, 4, 3 }, 2, 1, CC_BORDER_ZERO },
+  { "wrap clipped: the whole width", { 0, 3, 2, 2 }, 5, 3, CC_BORDER_WRAP, 0, 0,
+    { 0, 2, 10, 4 }, 0, 1, CC_BORDER_WRAP },
+  { "wrap, rows read past the top", { 0, 0, 2, 2 }, 5, 3, CC_BORDER_WRAP, ROWS_RENDER, 0,
+    { 0, -1, 10, 4 }, 0, 1, CC_BORDER_WRAP },
+  { "wrap read past every edge: border zero", { 0, 0, 2, 2 }, 5, 3, CC_BORDER_WRAP,
+    WRAP_OP, WRAP_OP, { -2, -1, 6, 4 }, 2, 1, CC_BORDER_ZERO },
+  { "wrap read past every edge, inside", { 3, 3, 2, 2 }, 5, 3, CC_BORDER_WRAP, WRAP_OP,
+    WRAP_OP, { 1, 2, 6, 4 }, 2, 1, CC_BORDER_ZERO },
+  { "mirror clipped at one side", { 0, 3, 2, 2 }, 5, 3, CC_BORDER_MIRROR, 0, 0,
+    { 0, 2, 4, 4 }, 0, 1, CC_BORDER_MIRROR },
+  { "mirror, rows read past the top", { 0, 0, 2, 2 }, 5, 3, CC_BORDER_MIRROR, ROWS_TOOL, 0,
+    { 0, -1, 4, 4 }, 0, 1, CC_BORDER_MIRROR },
+  { "black, the engine's ghost rows", { 0, 0, 2, 2 }, 5, 3, CC_BORDER_BLACK, ROWS_RENDER, 0,
+    { 0, 0, 4, 3 }, 0, 0, CC_BORDER_BLACK },
+  { "white at the bottom right", { 8, 6, 2, 2 }, 5, 3, CC_BORDER_WHITE, ROWS_RENDER, 0,
+    { 6, 5, 4, 3 }, 2, 1, CC_BORDER_WHITE },
+  { "zero rows read as zeros", { 0, 0, 2, 2 }, 5, 3, CC_BORDER_ZERO, ROWS_RENDER, 0,
+    { 0, -1, 4, 4 }, 0, 1, CC_BORDER_ZERO },
+  { "zero rows the engine's", { 0, 0, 2, 2 }, 5, 3, CC_BORDER_ZERO, ROWS_TOOL, 0,
+    { 0, 0, 4, 3 }, 0, 0, CC_BORDER_ZERO },
+  { "even mask inside", { 3, 3, 2, 2 }, 4, 2, CC_BORDER_EXTEND, 0, 0, { 2, 3, 5, 3 }, 1, 0,
+    CC_BORDER_EXTEND },
+  { "even mask at the bottom right", { 8, 6, 2, 2 }, 2, 4, CC_BORDER_EXTEND, 0, 0,
+    { 8, 5, 2, 3 }, 0, 1, CC_BORDER_EXTEND },
+  { "even mask, wrap read past every edge", { 0, 0, 2, 2 }, 4, 2, CC_BORDER_WRAP, WRAP_OP,
+    WRAP_OP, { -1, 0, 5, 3 }, 1, 0, CC_BORDER_ZERO },
+  { "mask past the image", { 3, 3, 2, 2 }, 31, 31, CC_BORDER_EXTEND, 0, 0, { 0, 0, 10, 8 },
+    3, 3, CC_BORDER_EXTEND },
+  { "mask past the image, wrap rows read", { 3, 3, 2, 2 }, 31, 31, CC_BORDER_WRAP,
+    ROWS_TOOL, 0, { 0, -12, 10, 32 }, 3, 15, CC_BORDER_WRAP },
+  { "output past the image: clipped", { -4, -2, 18, 12 }, 3, 3, CC_BORDER_EXTEND, 0, 0,
+    { 0, 0, 10, 8 }, -4, -2, CC_BORDER_EXTEND },
+  { "output outside the image: its own input", { 20, 0, 2, 2 }, 3, 3, CC_BORDER_EXTEND, 0, 0,
+    { 20, 0, 2, 2 }, 0, 0, CC_BORDER_EXTEND },
+  { "1x1: the output alone", { 0, 0, 10, 8 }, 1, 1, CC_BORDER_WRAP, ROWS_RENDER, 0,
+    { 0, 0, 10, 8 }, 0, 0, CC_BORDER_WRAP },
+};
+
+static void
+test_region_table (void)
+{
+  const CcRect source = { 0, 0, 10, 8 }, shifted = { 7, -5, 10, 8 };
+
+  for (size_t i = 0; i < sizeof region_cases / sizeof region_cases[0]; i++)
+    for (int moved = 0; moved < 2; moved++)
+      {
+        /* The same with the source at an offset, as GEGL's bounds may be. */
+        const RegionCase *c = &region_cases[i];
+        const int64_t dx = moved ? shifted.x : 0, dy = moved ? shifted.y : 0;
+        const CcRect out = { c->out.x + dx, c->out.y + dy, c->out.width, c->out.height };
+        const CcRegion r = cc_region_input (&out, moved ? &shifted : &source, c->width,
+                                            c->height, c->border, c->rows, c->columns);
+
+        CHECK (rect_is (&r.input, c->input.x + dx, c->input.y + dy, c->input.width,
+                        c->input.height) &&
+               r.out_x == c->out_x && r.out_y == c->out_y && r.border == c->called,
+               "region, %s%s: %lld,%lld %lldx%lld, output at %lld,%lld, border %s", c->what,
+               moved ? ", the source at an offset" : "", (long long) r.input.x,
+               (long long) r.input.y, (long long) r.input.width, (long long) r.input.height,
+               (long long) r.out_x, (long long) r.out_y, cc_border_name (r.border));
+      }
+}
+
+/* Reads the region's input from a gray-and-alpha float source at 'source'
+ * as a front end does: inside it its pixels, past its edges (where the
+ * front end reads there) as the border maps them, a ghost zeros. */
+static void
+region_gather (const float *pixels, const CcRect *source, const CcRegion *r, CcBorder border,
+               float *input)
+{
+  for (int64_t y = 0; y < r->input.height; y++)
+    for (int64_t x = 0; x < r->input.width; x++)
+      {
+        const int64_t sy = cc_border_map (r->input.y + y - source->y, source->height, border);
+        const int64_t sx = cc_border_map (r->input.x + x - source->x, source->width, border);
+        float *to = input + 2 * (y * r->input.width + x);
+
+        to[0] = to[1] = 0.0f;
+        if (sx >= 0 && sy >= 0)
+          memcpy (to, pixels + 2 * (sy * source->width + sx), 2 * sizeof (float));
+      }
+}
+
+/* One output rectangle through the region a front end reads, against the
+ * same rectangle of the whole source: byte for byte. */
+static void
+region_against_whole (CcContext *ctx, const float *pixels, const CcRect *source,
+                      const CcRect *out, const CcMask *mask, CcBorder border, unsigned rows,
+                      unsigned columns, const char *who)
+{
+  const CcRegion r = cc_region_input (out, source, mask->width, mask->height, border, rows,
+                                      columns);
+  const size_t px = 2 * sizeof (float);
+  float *input = malloc ((size_t) (r.input.width * r.input.height) * px);
+  float *got = malloc ((size_t) (out->width * out->height) * px);
+  float *want = malloc ((size_t) (out->width * out->height) * px);
+  CcImage whole = { (void *) pixels, CC_TYPE_FLOAT, 2, source->width, source->height,
+                    (int64_t) (source->width * px), false };
+  CcImage in = { input, CC_TYPE_FLOAT, 2, r.input.width, r.input.height,
+                 (int64_t) (r.input.width * px), false };
+  CcImage dst = { want, CC_TYPE_FLOAT, 2, out->width, out->height,
+                  (int64_t) (out->width * px), false };
+  CcOptions options;
+  CcResult result;
+  bool ok;
+
+  cc_options_init (&options);
+  options.method = CC_METHOD_CPU;
+  options.clamp = false;
+  options.has_alpha = true;
+  options.border = border;
+  region_gather (pixels, source, &r, border, input);
+  ok = cc_convolve (ctx, &whole, out->x - source->x, out->y - source->y, &dst, mask, &options,
+                    &result) == CC_OK;
+  dst.data = got;
+  options.border = r.border;
+  ok = ok && cc_convolve (ctx, &in, r.out_x, r.out_y, &dst, mask, &options, &result) == CC_OK;
+  CHECK (ok && memcmp (got, want, (size_t) (out->width * out->height) * px) == 0,
+         "region, %s, border %s, mask %dx%d, %lldx%lld at %lld,%lld of %lldx%lld: the whole "
+         "image's bytes", who, cc_border_name (border), mask->width, mask->height,
+         (long long) out->width, (long long) out->height, (long long) out->x,
+         (long long) out->y, (long long) source->width, (long long) source->height);
+  free (input);
+  free (got);
+  free (want);
+}
+
+/* A span of an axis 'n' long: its first pixel, all of it, its last, its
+ * middle, all but its ends. */
+static bool
+span (int64_t n, int k, int64_t *at, int64_t *length)
+{
+  const int64_t spans[5][2] = { { 0, 1 }, { 0, n }, { n - 1, 1 }, { n / 2, 1 },
+                                { 1, n - 2 } };
+
+  *at = spans[k][0];
+  *length = spans[k][1];
+  return *length > 0;
+}
+
+/* Every front end's regions on small images, each border and mask size
+ * (past the image too), convolved from what they read. */
+static void
+test_region_pixels (void)
+{
+  static const int64_t sizes[] = { 1, 2, 5, 9 };
+  static const int masks[][2] = { { 1, 1 }, { 3, 3 }, { 5, 3 }, { 3, 17 }, { 17, 5 } };
+  CcContext *ctx = cc_context_new_cpu (1);
+
+  for (size_t si = 0; si < 16; si++)
+    {
+      const CcRect source = { 7, -5, sizes[si % 4], sizes[si / 4] };
+      const CcRect at_origin = { 0, 0, source.width, source.height };
+      float *pixels = malloc ((size_t) (source.width * source.height) * 2 * sizeof (float));
+
+      for (int64_t i = 0; i < source.width * source.height * 2; i++)
+        pixels[i] = (float) check_uniform (0.0, 1.0);
+      for (size_t m = 0; m < sizeof masks / sizeof masks[0]; m++)
+        {
+          const int mw = masks[m][0], mh = masks[m][1];
+          double *values = malloc ((size_t) (mw * mh) * sizeof (double));
+          const CcMask mask = { mw, mh, values, 1.0, 0.0 };
+
+          for (int i = 0; i < mw * mh; i++)
+            values[i] = check_uniform (-1.0, 1.0) / (mw * mh);
+          for (int b = 0; b < CC_BORDER_COUNT; b++)
+            for (int ky = 0; ky < 5; ky++)
+              {
+                CcRect out;
+
+                if (!span (source.height, ky, &out.y, &out.height))
+                  continue;
+                out.x = 0;
+                out.width = source.width;
+                region_against_whole (ctx, pixels, &at_origin, &out, &mask, b, ROWS_TOOL, 0,
+                                      "the tool's strip");
+                for (int kx = 0; kx < 5; kx++)
+                  {
+                    if (!span (source.width, kx, &out.x, &out.width))
+                      continue;
+                    region_against_whole (ctx, pixels, &at_origin, &out, &mask, b,
+                                          ROWS_RENDER, 0, "the plug-in's band");
+                    out.x += source.x;
+                    out.y += source.y;
+                    region_against_whole (ctx, pixels, &source, &out, &mask, b, WRAP_OP,
+                                          WRAP_OP, "the operation's region");
+                    out.x -= source.x;
+                    out.y -= source.y;
+                  }
+              }
+          free (values);
+        }
+      free (pixels);
+    }
+  cc_context_free (ctx);
+}
+
 int
 main (void)
 {
@@ -431,6 +665,8 @@ main (void)
   test_shapes ();
   test_shape_steps ();
   test_shape_errors ();
+  test_region_table ();
+  test_region_pixels ();
   printf ("%s: %d failure%s\n", check_failures ? "FAIL" : "PASS", (int) check_failures,
           check_failures == 1 ? "" : "s");
   return check_failures ? 1 : 0;

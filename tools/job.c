@@ -126,36 +126,31 @@ read_run (int64_t at, int64_t from, int64_t rows, void *data)
                          r->src->stride, r->error, sizeof r->error);
 }
 
-/* Reads source rows y0 - ry .. y1 + ry into 'src' as the border maps them,
- * so that the engine sees each strip as it would see the whole image; for
- * constant borders only the rows inside, the engine supplying the rest.
- * Sets where the strip's first output row lies in 'src'. */
+/* The borders whose rows past the image's top and bottom the tool gathers
+ * itself: those whose rows there are the image's own.  A ghost row (zero,
+ * black, white) is the engine's to add: the strips' buffer is not cleared
+ * between strips. */
+#define ROWS_READ_BEYOND (CC_BORDER_BIT (CC_BORDER_EXTEND) | CC_BORDER_BIT (CC_BORDER_WRAP) | \
+                          CC_BORDER_BIT (CC_BORDER_MIRROR))
+
+/* Reads the rows output rows y0 .. y0 + n need into 'src', the strip and
+ * its halo (cc_region_input), as the border maps them, so that the engine
+ * sees each strip as it would see the whole image.  Sets where the strip's
+ * first output row lies in 'src'. */
 static bool
 gather (Job *job, const Settings *s, int64_t y0, int64_t n, CcImage *src, int64_t *out_y)
 {
-  const int64_t H = job->info.height, ry = s->mask.height / 2;
-  char error[1024];
+  const CcRect strip = { 0, y0, job->info.width, n };
+  const CcRect image = { 0, 0, job->info.width, job->info.height };
+  const CcRegion region = cc_region_input (&strip, &image, s->mask.width, s->mask.height,
+                                           s->options.border, ROWS_READ_BEYOND, 0);
+  RowReads reads = { job->reader, src, "" };
 
-  if (cc_border_map (-1, H, s->options.border) < 0)
-    {
-      int64_t first = y0 - ry < 0 ? 0 : y0 - ry;
-      int64_t last = y0 + n + ry > H ? H : y0 + n + ry;
-
-      src->height = last - first;
-      *out_y = y0 - first;
-      if (!io_reader_rows (job->reader, first, last - first, src->data, src->stride, error,
-                           sizeof error))
-        return job_fail (job, "%s", error);
-      return true;
-    }
-  src->height = n + 2 * ry;
-  *out_y = ry;
-  {
-    RowReads reads = { job->reader, src, "" };
-
-    if (!cc_border_runs (y0 - ry, src->height, H, s->options.border, read_run, &reads))
-      return job_fail (job, "%s", reads.error);
-  }
+  src->height = region.input.height;
+  *out_y = region.out_y;
+  if (!cc_border_runs (region.input.y, region.input.height, job->info.height,
+                       s->options.border, read_run, &reads))
+    return job_fail (job, "%s", reads.error);
   return true;
 }
 
