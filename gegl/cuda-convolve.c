@@ -52,21 +52,6 @@ OP_BOOLEAN (AFFECT_ALPHA, affect_alpha)
 #include "op-region.h"
 #include "op-state.h"
 
-/* The state for the current properties: the last one where they have not
- * changed, else a new one. */
-static OpState *
-state_for (GeglProperties *o)
-{
-  const OpStateKey key = {
-    .shape = { o->shape, o->radius, o->angle, o->blades, o->inner },
-    .preset = op_properties_preset_id (o->preset), .matrix = o->matrix,
-    .divisor = o->divisor, .offset = o->offset, .normalize = o->normalize,
-    .report = o->report };
-
-  o->user_data = op_state_for (o->user_data, &key);
-  return o->user_data;
-}
-
 static void
 prepare (GeglOperation *operation)
 {
@@ -78,7 +63,7 @@ prepare (GeglOperation *operation)
 
   /* CUDA starts now, on the engine's helper thread. */
   op_engine ();
-  state = state_for (o);
+  state = o->user_data = op_properties_state (operation, o->user_data);
   op_layer_prepare (operation, state, &w, &h);
   area->left = area->right = w ? (w - 1) / 2 : 0;
   area->top = area->bottom = h ? (h - 1) / 2 : 0;

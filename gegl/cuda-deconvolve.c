@@ -71,16 +71,11 @@ prepare (GeglOperation *operation)
 {
   GeglProperties *o = GEGL_PROPERTIES (operation);
   const Babl *format = op_region_format (operation, o->clamp, o->linear);
-  const OpStateKey key = {
-    .shape = { o->shape, o->radius, o->angle, o->blades, o->inner },
-    .preset = op_properties_preset_id (o->preset), .matrix = o->matrix,
-    .divisor = o->divisor, .offset = o->offset, .normalize = o->normalize,
-    .report = o->report };
   gint w, h;
 
   /* CUDA starts now, on the engine's helper thread. */
   op_engine ();
-  o->user_data = op_state_for (o->user_data, &key);
+  o->user_data = op_properties_state (operation, o->user_data);
   op_layer_prepare (operation, o->user_data, &w, &h);
   gegl_operation_set_format (operation, "input", format);
   gegl_operation_set_format (operation, "output", format);

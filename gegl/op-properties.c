@@ -107,8 +107,9 @@ CHOICE_GET_TYPE (cuda_convolve_method_get_type, CHOICE_METHOD)
 CHOICE_GET_TYPE (cuda_deconvolve_algorithm_get_type, CHOICE_ALGORITHM)
 CHOICE_GET_TYPE (cuda_deconvolve_init_get_type, CHOICE_START)
 
-const gchar *
-op_properties_preset_id (gint preset)
+/* The preset property's value as its id ("" for none). */
+static const gchar *
+preset_id (gint preset)
 {
   GEnumClass *presets = g_type_class_ref (cuda_convolve_preset_get_type ());
   const GEnumValue *chosen = preset ? g_enum_get_value (presets, preset) : NULL;
@@ -116,6 +117,37 @@ op_properties_preset_id (gint preset)
   /* The class, and so its names, lives as long as the process. */
   g_type_class_unref (presets);
   return chosen ? chosen->value_nick : "";
+}
+
+OpState *
+op_properties_state (GeglOperation *operation, OpState *old)
+{
+  gint shape, preset;
+  gchar *matrix, *report;
+  OpStateKey key;
+  OpState *state;
+
+  g_object_get (operation,
+                "shape",     &shape,
+                "radius",    &key.shape.radius,
+                "angle",     &key.shape.angle,
+                "blades",    &key.shape.blades,
+                "inner",     &key.shape.inner,
+                "preset",    &preset,
+                "matrix",    &matrix,
+                "divisor",   &key.divisor,
+                "offset",    &key.offset,
+                "normalize", &key.normalize,
+                "report",    &report,
+                NULL);
+  key.shape.shape = (CcShape) shape;
+  key.preset = preset_id (preset);
+  key.matrix = matrix;
+  key.report = report;
+  state = op_state_for (old, &key);
+  g_free (matrix);
+  g_free (report);
+  return state;
 }
 
 void

@@ -53,8 +53,10 @@ GType        cuda_convolve_method_get_type      (void);
 GType        cuda_deconvolve_algorithm_get_type (void);
 GType        cuda_deconvolve_init_get_type      (void);
 
-/* The preset property's value as its id ("" for none). */
-const gchar *op_properties_preset_id            (gint preset);
+/* The state for the operation's mask properties (op-mask-properties.h)
+ * and its report, which cuda:convolve and cuda:deconvolve share: 'old'
+ * where they have not changed (op_state_for). */
+OpState     *op_properties_state               (GeglOperation *operation, OpState *old);
 
 /* The keys GEGL and GIMP read: GIMP lists the operation at 'menu_path' as
  * 'menu_label', with a dialog made from its properties. */
