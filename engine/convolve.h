@@ -600,6 +600,48 @@ CcStatus     cc_convolve_gold        (const CcImage   *src,
                                       const CcMask    *mask,
                                       const CcOptions *options);
 
+/* The blur's estimate (engine/estimate.c): a disc's or a Gaussian's radius,
+ * or a motion line's (half its length) and angle, in the terms the shape
+ * settings take, and how sure it is, from 0 to 1. */
+typedef struct
+{
+  CcShape shape;
+  double  radius;
+  double  angle;
+  double  confidence;
+} CcBlurEstimate;
+
+/* Estimates the blur of 'src' (of 'region', or all of it where NULL) as
+ * 'shape' (disc, gaussian or motion), or as whichever of them fits best
+ * (CC_SHAPE_MATRIX: auto), from its luminance (in linear light through
+ * 'transfer' where given; alpha, the last channel where 'has_alpha', left
+ * out).  CC_ERROR_INVALID, and why, where the image gives nothing to go on:
+ * too small, flat, saturated or not finite. */
+CcStatus     cc_estimate_blur        (CcContext          *ctx,
+                                      const CcImage      *src,
+                                      const CcRect       *region,
+                                      CcShape             shape,
+                                      const CcTransfer   *transfer,
+                                      bool                has_alpha,
+                                      CcBlurEstimate     *estimate,
+                                      CcResult           *result);
+
+/* A blur's mask from a point source (engine/star.c): the region of
+ * 'radius' about (x, y) less its background, centred on its centroid, cut
+ * to its support and scaled to sum 1, its values malloc'd into *values;
+ * or false and why (the region outside the image, no source there, a
+ * saturated one). */
+bool         cc_mask_from_star       (const CcImage      *src,
+                                      const CcTransfer   *transfer,
+                                      bool                has_alpha,
+                                      double              x,
+                                      double              y,
+                                      int                 radius,
+                                      CcMask             *mask,
+                                      double            **values,
+                                      char               *why,
+                                      size_t              size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -91,6 +91,12 @@ typedef struct
 CcStatus     cc_run_gpu_or_cpu (CcMethod asked, const CcGpuOrCpu *job, char *note,
                                 size_t size, CcResult *r);
 
+/* A region's luminance, malloc'd (NULL: out of memory): the mean of its
+ * colour channels (alpha left out), in linear light where a transfer is
+ * given (estimate.c, for the blur's estimate and a star's mask). */
+float   *cc_luminance (const CcImage *src, const CcRect *rc, const CcTransfer *transfer,
+                       bool has_alpha);
+
 /* The CPU path (cpu.c); a rank-1 mask of this size runs there as
  * a column pass and a row pass. */
 CcStatus cc_cpu_run (CcContext *ctx, const CcJob *job, CcResult *result);

@@ -880,10 +880,8 @@ check_cpu_wiener (void)
 
 /* ---- Deconvolution on photographs ---- */
 
-/* data/photo-NAME.ppm (8-bit P6) as interleaved RGB floats in [0, 1], or
- * NULL. */
-static float *
-read_photo (const char *name, int64_t *w, int64_t *h)
+float *
+check_read_photo (const char *name, int64_t *w, int64_t *h)
 {
   const char *top = getenv ("top_srcdir");
   char path[4096];
@@ -918,8 +916,8 @@ read_photo (const char *name, int64_t *w, int64_t *h)
   return out;
 }
 
-static double
-psnr (const float *a, const float *b, size_t n)
+double
+check_psnr (const float *a, const float *b, size_t n)
 {
   double sum = 0.0;
 
@@ -949,7 +947,7 @@ check_restoration (CcContext *ctx, CcMethod method, double *gains)
   for (size_t f = 0; f < sizeof photos / sizeof photos[0]; f++)
     {
       int64_t w = 0, h = 0;
-      float *sharp = read_photo (photos[f], &w, &h);
+      float *sharp = check_read_photo (photos[f], &w, &h);
       const size_t n = (size_t) (w * h * 3);
       float *blurred = sharp ? malloc (sizeof (float) * n) : NULL;
       float *restored = sharp ? malloc (sizeof (float) * n) : NULL;
@@ -1009,8 +1007,9 @@ check_restoration (CcContext *ctx, CcMethod method, double *gains)
                   cc_options_init (&o);
                   o.method = method;
                   st = cc_deconvolve (ctx, &b, &out, &mask, &o, &p, &r);
-                  before_db = psnr (blurred, sharp, n);
-                  gain = st == CC_OK ? psnr (restored, sharp, n) - before_db : -INFINITY;
+                  before_db = check_psnr (blurred, sharp, n);
+                  gain = st == CC_OK ? check_psnr (restored, sharp, n) - before_db
+                                     : -INFINITY;
                   if (gains)
                     gains[g++] = gain;
                   CHECK (st == CC_OK && (method == CC_METHOD_CPU) ==

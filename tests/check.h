@@ -115,6 +115,11 @@ int      check_off_gold    (const float *out, const double *gold, size_t n, doub
 int      check_odd_samples (CcContext *ctx, const CcMethod *methods, int n_methods,
                             bool reduced);
 
+/* data/photo-NAME.ppm (8-bit P6) as interleaved RGB floats in [0, 1], or
+ * NULL; and the PSNR of a against b (peak 1). */
+float   *check_read_photo  (const char *name, int64_t *w, int64_t *h);
+double   check_psnr        (const float *a, const float *b, size_t n);
+
 /* Deconvolution on photographs (data/photo-*.ppm, which are not
  * periodic), each blurred with a mirrored border by a disc of radius 4 and
  * 10, a 15-pixel motion line and a lopsided 7x5 mask, with no noise and

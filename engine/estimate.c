@@ -1,0 +1,679 @@
+/* The blur's estimate from the image alone: a disc's, a Gaussian's or a
+ * motion line's parameters, by the likelihood of the image's averaged
+ * spectrum under each candidate mask (docs/estimate.md says which papers
+ * this follows and what it cannot find).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
+ */
+#include "config.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "samples.h"
+
+/* The image's spectrum model, S(rho) = A rho^-alpha, takes its exponent
+ * from this grid: photographs lie between 1 and 5. */
+#define ALPHAS      9
+#define ALPHA_FIRST 1.0
+#define ALPHA_STEP  0.5
+/* The shortest motion line searched, as its half-length. */
+#define MOTION_RADIUS_MIN 1.5
+/* Iterations of the weighted fit of A and the noise's level. */
+#define FIT_STEPS   6
+
+/* The averaged spectrum (Welch's periodogram) of a region, on T x T
+ * frequencies, and what the fit reads of it: the frequencies it uses
+ * (past the lowest ring, which the window and the mean distort; half the
+ * plane, the other half its mirror), their rho^-alpha for each alpha. */
+typedef struct
+{
+  int     T;
+  int     tiles;
+  int     K;            /* frequencies used */
+  int    *index;        /* their index in T x T */
+  float  *power;        /* K: the periodogram there */
+  float  *rho_alpha;    /* ALPHAS x K */
+} Spectrum;
+
+/* A candidate's fit: its negative log-likelihood (per tile, summed over
+ * the frequencies), and the model's parameters. */
+typedef struct
+{
+  double nll;
+  double alpha, scale, noise;
+} Fit;
+
+/* ---- A power-of-two FFT, in place, for the periodogram and the masks ---- */
+
+static void
+fft (double *re, double *im, int n, int stride)
+{
+  for (int i = 1, j = 0; i < n; i++)
+    {
+      int bit = n >> 1;
+
+      for (; j & bit; bit >>= 1)
+        j ^= bit;
+      j ^= bit;
+      if (i < j)
+        {
+          double t = re[i * stride]; re[i * stride] = re[j * stride]; re[j * stride] = t;
+          t = im[i * stride]; im[i * stride] = im[j * stride]; im[j * stride] = t;
+        }
+    }
+  for (int len = 2; len <= n; len <<= 1)
+    {
+      const double a = -2.0 * M_PI / len;
+
+      for (int i = 0; i < n; i += len)
+        for (int k = 0; k < len / 2; k++)
+          {
+            const double wr = cos (a * k), wi = sin (a * k);
+            const int p = (i + k) * stride, q = (i + k + len / 2) * stride;
+            const double xr = re[q] * wr - im[q] * wi, xi = re[q] * wi + im[q] * wr;
+
+            re[q] = re[p] - xr; im[q] = im[p] - xi;
+            re[p] += xr; im[p] += xi;
+          }
+    }
+}
+
+/* |DFT|^2 of a T x T plane (re; im zeroed here) into 'power'. */
+static void
+power_2d (double *re, double *im, int T, double *power)
+{
+  memset (im, 0, sizeof *im * T * T);
+  for (int y = 0; y < T; y++)
+    fft (re + y * T, im + y * T, T, 1);
+  for (int x = 0; x < T; x++)
+    fft (re + x, im + x, T, T);
+  for (int i = 0; i < T * T; i++)
+    power[i] = re[i] * re[i] + im[i] * im[i];
+}
+
+/* ---- The region's luminance and its spectrum ---- */
+
+float *
+cc_luminance (const CcImage *src, const CcRect *rc, const CcTransfer *transfer, bool has_alpha)
+{
+  const int C = src->channels, colour = has_alpha && C > 1 ? C - 1 : C;
+  float *plane = malloc (sizeof *plane * rc->width * rc->height);
+  float *row = malloc (sizeof *row * rc->width * C);
+
+  for (int64_t y = 0; plane && row && y < rc->height; y++)
+    {
+      const char *p = (const char *) src->data + (rc->y + y) * src->stride;
+
+      if (transfer)
+        cc_samples_decode (p, transfer, C, colour, rc->x * C, rc->width * C, row);
+      else
+        cc_samples_to_float (p, src->type, rc->x * C, rc->width * C, row);
+      for (int64_t x = 0; x < rc->width; x++)
+        {
+          double sum = 0.0;
+
+          for (int c = 0; c < colour; c++)
+            sum += row[x * C + c];
+          plane[y * rc->width + x] = (float) (sum / colour);
+        }
+    }
+  free (row);
+  if (!row)
+    {
+      free (plane);
+      return NULL;
+    }
+  return plane;
+}
+
+/* Why the plane gives nothing to go on, or NULL: flat, or saturated (more
+ * than a third of its pixels at its darkest or its brightest). */
+static const char *
+plane_refusal (const float *plane, int64_t n)
+{
+  double lo = plane[0], hi = plane[0], sum = 0.0, sum2 = 0.0;
+  int64_t at_lo = 0, at_hi = 0;
+
+  for (int64_t i = 0; i < n; i++)
+    {
+      if (!isfinite (plane[i]))
+        return "it holds samples that are not finite";
+      lo = fmin (lo, plane[i]);
+      hi = fmax (hi, plane[i]);
+      sum += plane[i];
+      sum2 += (double) plane[i] * plane[i];
+    }
+  if (sum2 / n - (sum / n) * (sum / n) < 1e-10 || hi - lo < 1e-4)
+    return "it is flat: there is no detail to find a blur in";
+  for (int64_t i = 0; i < n; i++)
+    {
+      at_lo += plane[i] <= lo + 1e-6 * (hi - lo);
+      at_hi += plane[i] >= hi - 1e-6 * (hi - lo);
+    }
+  if (at_lo > n / 3 || at_hi > n / 3)
+    return "it is saturated: more than a third of it is at its darkest or brightest";
+  return NULL;
+}
+
+/* Welch's periodogram: tiles of T x T half overlapping, each less its
+ * mean, under a Hann window. */
+static bool
+periodogram (const float *plane, int64_t w, int64_t h, int T, double *out, int *tiles)
+{
+  double *re = malloc (sizeof *re * T * T), *im = malloc (sizeof *im * T * T);
+  double *p = malloc (sizeof *p * T * T), *hann = malloc (sizeof *hann * T);
+
+  if (!re || !im || !p || !hann)
+    {
+      free (re); free (im); free (p); free (hann);
+      return false;
+    }
+  for (int i = 0; i < T; i++)
+    hann[i] = 0.5 - 0.5 * cos (2.0 * M_PI * (i + 0.5) / T);
+  memset (out, 0, sizeof *out * T * T);
+  *tiles = 0;
+  for (int64_t y0 = 0; y0 + T <= h; y0 += T / 2)
+    for (int64_t x0 = 0; x0 + T <= w; x0 += T / 2)
+      {
+        double mean = 0.0;
+
+        for (int y = 0; y < T; y++)
+          for (int x = 0; x < T; x++)
+            mean += plane[(y0 + y) * w + x0 + x];
+        mean /= (double) T * T;
+        for (int y = 0; y < T; y++)
+          for (int x = 0; x < T; x++)
+            re[y * T + x] = (plane[(y0 + y) * w + x0 + x] - mean) * hann[x] * hann[y];
+        power_2d (re, im, T, p);
+        for (int i = 0; i < T * T; i++)
+          out[i] += p[i];
+        ++*tiles;
+      }
+  for (int i = 0; i < T * T; i++)
+    out[i] /= *tiles;
+  free (re); free (im); free (p); free (hann);
+  return true;
+}
+
+/* The frequency index i's radius in cycles a pixel. */
+static double
+rho_of (int i, int T)
+{
+  const int kx = i % T, ky = i / T;
+  const double fx = (kx <= T / 2 ? kx : kx - T) / (double) T;
+  const double fy = (ky <= T / 2 ? ky : ky - T) / (double) T;
+
+  return sqrt (fx * fx + fy * fy);
+}
+
+static void
+spectrum_free (Spectrum *s)
+{
+  free (s->index);
+  free (s->power);
+  free (s->rho_alpha);
+}
+
+/* The spectrum the fit reads: half the plane (ky in 1 .. T/2 - 1, and ky
+ * 0 with kx in 1 .. T/2 - 1), past the lowest two rings. */
+static bool
+spectrum_new (const double *full, int T, int tiles, Spectrum *s)
+{
+  memset (s, 0, sizeof *s);
+  s->T = T;
+  s->tiles = tiles;
+  s->index = malloc (sizeof *s->index * T * T / 2);
+  s->power = malloc (sizeof *s->power * T * T / 2);
+  s->rho_alpha = malloc (sizeof *s->rho_alpha * ALPHAS * T * T / 2);
+  if (!s->index || !s->power || !s->rho_alpha)
+    return false;
+  for (int ky = 0; ky < T / 2; ky++)
+    for (int kx = 0; kx < T; kx++)
+      {
+        const int i = ky * T + kx;
+        const double rho = rho_of (i, T);
+
+        if ((ky == 0 && (kx == 0 || kx >= T / 2)) || kx == T / 2 || rho < 2.5 / T)
+          continue;
+        s->index[s->K] = i;
+        s->power[s->K] = (float) full[i];
+        for (int a = 0; a < ALPHAS; a++)
+          s->rho_alpha[a * (T * T / 2) + s->K] = (float) pow (rho, -(ALPHA_FIRST + a * ALPHA_STEP));
+        s->K++;
+      }
+  return true;
+}
+
+/* ---- A candidate's likelihood ---- */
+
+/* The model m = A u + noise fitted to the power P by the Whittle
+ * likelihood, sum log m + P / m, for one alpha: iteratively reweighted
+ * least squares on (A, noise), weights 1 / m^2, the first m the data. */
+static Fit
+fit_alpha (const Spectrum *s, const float *hs, const float *ra)
+{
+  double A = 0.0, n = 0.0;
+  Fit f = { DBL_MAX, 0, 0, 0 };
+
+  for (int it = 0; it < FIT_STEPS; it++)
+    {
+      double suu = 0, su = 0, s1 = 0, sup = 0, sp = 0, det;
+
+      for (int k = 0; k < s->K; k++)
+        {
+          const double u = hs[k] * ra[k], p = s->power[k];
+          const double m = it ? A * u + n : p;
+          const double wt = 1.0 / (m * m);
+
+          suu += wt * u * u; su += wt * u; s1 += wt; sup += wt * u * p; sp += wt * p;
+        }
+      det = suu * s1 - su * su;
+      if (det <= 0)
+        break;
+      A = (sup * s1 - su * sp) / det;
+      n = (suu * sp - su * sup) / det;
+      if (A <= 0)
+        A = sup / suu, n = 0;
+      if (n < 0)
+        n = 0, A = sup / suu;
+      n = fmax (n, 1e-9 * sp / s1);
+    }
+  f.nll = 0.0;
+  for (int k = 0; k < s->K; k++)
+    {
+      const double m = A * hs[k] * ra[k] + n;
+
+      f.nll += log (m) + s->power[k] / m;
+    }
+  f.scale = A;
+  f.noise = n;
+  return f;
+}
+
+/* The best fit over the alphas for a mask whose smoothed |H|^2 at the
+ * spectrum's frequencies is 'hs'. */
+static Fit
+fit_mask (const Spectrum *s, const float *hs)
+{
+  Fit best = { DBL_MAX, 0, 0, 0 };
+
+  for (int a = 0; a < ALPHAS; a++)
+    {
+      Fit f = fit_alpha (s, hs, s->rho_alpha + a * (s->T * s->T / 2));
+
+      if (f.nll < best.nll)
+        {
+          best = f;
+          best.alpha = ALPHA_FIRST + a * ALPHA_STEP;
+        }
+    }
+  return best;
+}
+
+/* ---- Candidates ---- */
+
+/* A thread's buffers for a candidate's mask spectrum. */
+typedef struct
+{
+  double *re, *im, *power;
+  float  *hs;
+} Scratch;
+
+static bool
+scratch_new (Scratch *w, const Spectrum *s)
+{
+  const int n = s->T * s->T;
+
+  w->re = malloc (sizeof *w->re * n);
+  w->im = malloc (sizeof *w->im * n);
+  w->power = malloc (sizeof *w->power * n);
+  w->hs = malloc (sizeof *w->hs * s->K);
+  return w->re && w->im && w->power && w->hs;
+}
+
+static void
+scratch_free (Scratch *w)
+{
+  free (w->re); free (w->im); free (w->power); free (w->hs);
+}
+
+/* The mask's |H|^2 at the spectrum's frequencies, smoothed as the Hann
+ * window smooths the periodogram (its squared DFT: 1/6, 2/3, 1/6 along
+ * each axis); false where the mask cannot be made or does not fit. */
+static bool
+mask_power (const Spectrum *s, const CcShapeSpec *spec, Scratch *w)
+{
+  const int T = s->T;
+  CcMask mask;
+  double *values;
+  char why[160];
+
+  if (!cc_mask_shape (spec, &mask, &values, why, sizeof why))
+    return false;
+  if (mask.width > T / 2 || mask.height > T / 2)
+    {
+      free (values);
+      return false;
+    }
+  memset (w->re, 0, sizeof *w->re * T * T);
+  for (int y = 0; y < mask.height; y++)
+    for (int x = 0; x < mask.width; x++)
+      {
+        const int ty = (y - mask.height / 2 + T) % T, tx = (x - mask.width / 2 + T) % T;
+
+        w->re[ty * T + tx] = values[y * mask.width + x];
+      }
+  free (values);
+  power_2d (w->re, w->im, T, w->power);
+  for (int y = 0; y < T; y++)
+    for (int x = 0; x < T; x++)
+      w->re[y * T + x] = (w->power[y * T + (x + T - 1) % T] + w->power[y * T + (x + 1) % T]) / 6
+                         + w->power[y * T + x] * (2.0 / 3);
+  for (int y = 0; y < T; y++)
+    for (int x = 0; x < T; x++)
+      w->power[y * T + x] = (w->re[((y + T - 1) % T) * T + x] + w->re[((y + 1) % T) * T + x]) / 6
+                            + w->re[y * T + x] * (2.0 / 3);
+  for (int k = 0; k < s->K; k++)
+    w->hs[k] = (float) fmax (w->power[s->index[k]], 1e-12);
+  return true;
+}
+
+/* A batch of candidates scored on the workers' threads. */
+typedef struct
+{
+  const Spectrum    *s;
+  const CcShapeSpec *specs;
+  Fit               *fits;
+} Batch;
+
+static void
+score_range (int64_t begin, int64_t end, void *data)
+{
+  const Batch *b = data;
+  Scratch w;
+
+  if (scratch_new (&w, b->s))
+    for (int64_t i = begin; i < end; i++)
+      {
+        b->fits[i].nll = DBL_MAX;
+        if (mask_power (b->s, &b->specs[i], &w))
+          b->fits[i] = fit_mask (b->s, w.hs);
+      }
+  else
+    for (int64_t i = begin; i < end; i++)
+      b->fits[i].nll = DBL_MAX;
+  scratch_free (&w);
+}
+
+/* Scores 'n' candidates; returns the best's index, or -1. */
+static int
+score (CcWorkers *workers, const Spectrum *s, const CcShapeSpec *specs, int n, Fit *fits)
+{
+  Batch b = { s, specs, fits };
+  int best = -1;
+
+  cc_workers_run (workers, n, 1, score_range, &b);
+  for (int i = 0; i < n; i++)
+    if (fits[i].nll < DBL_MAX && (best < 0 || fits[i].nll < fits[best].nll))
+      best = i;
+  return best;
+}
+
+/* The largest radius a search tries: its mask within half a tile. */
+static double
+radius_max (int T)
+{
+  return fmin (T / 4 - 1, 40);
+}
+
+/* The best radius of a disc or a Gaussian: a grid a quarter pixel apart,
+ * then a twentieth about the best. */
+static Fit
+search_radius (CcWorkers *workers, const Spectrum *s, CcShape shape, CcShapeSpec *out)
+{
+  enum { N = 200 };
+  CcShapeSpec specs[N];
+  Fit fits[N], best = { DBL_MAX, 0, 0, 0 };
+  int n = 0, i;
+  double centre;
+
+  for (double r = 0.5; r <= radius_max (s->T) && n < N; r += 0.25)
+    specs[n++] = (CcShapeSpec) { shape, r, 0.0, 6, 0.0 };
+  if ((i = score (workers, s, specs, n, fits)) < 0)
+    return best;
+  centre = specs[i].radius;
+  n = 0;
+  for (double r = fmax (0.5, centre - 0.25); r <= centre + 0.25 + 1e-9; r += 0.05)
+    specs[n++] = (CcShapeSpec) { shape, r, 0.0, 6, 0.0 };
+  if ((i = score (workers, s, specs, n, fits)) < 0)
+    return best;
+  *out = specs[i];
+  return fits[i];
+}
+
+/* Refines a motion line about 'c': half-lengths 'dr' apart (nr each
+ * way) at angles 'da' apart (5 each way). */
+static Fit
+refine_motion (CcWorkers *workers, const Spectrum *s, CcShapeSpec *c, double dr, int nr,
+               double da, CcShapeSpec *specs, Fit *fits)
+{
+  Fit none = { DBL_MAX, 0, 0, 0 };
+  const CcShapeSpec centre = *c;
+  int n = 0, i;
+
+  for (int ka = -5; ka <= 5; ka++)
+    for (int kr = -nr; kr <= nr; kr++)
+      if (centre.radius + kr * dr >= MOTION_RADIUS_MIN)
+        specs[n++] = (CcShapeSpec) { CC_SHAPE_MOTION, centre.radius + kr * dr,
+                                     fmod (centre.angle + ka * da + 180.0, 180.0), 6, 0.0 };
+  if ((i = score (workers, s, specs, n, fits)) < 0)
+    return none;
+  *c = specs[i];
+  return fits[i];
+}
+
+/* The best motion line, 4 pixels long or more (MOTION_RADIUS_MIN: a
+ * shorter one cannot be told from the photograph's own grain, which it
+ * would describe better than a small Gaussian does): half-lengths a pixel apart at angles
+ * 6 degrees apart; about each of the best three, a quarter pixel and a
+ * degree apart, then about the best, a tenth of a pixel and a fifth of a
+ * degree (the likelihood has a minimum at each of the line's harmonics,
+ * which a single descent can stop in). */
+static Fit
+search_motion (CcWorkers *workers, const Spectrum *s, CcShapeSpec *out)
+{
+  const int coarse_n = (int) radius_max (s->T) * 30;
+  CcShapeSpec *specs = malloc (sizeof *specs * (coarse_n > 400 ? coarse_n : 400));
+  Fit *fits = malloc (sizeof *fits * (coarse_n > 400 ? coarse_n : 400));
+  Fit best = { DBL_MAX, 0, 0, 0 };
+  CcShapeSpec top[3];
+  int n = 0, tops = 0;
+
+  if (!specs || !fits)
+    goto done;
+  for (int r = (int) ceil (MOTION_RADIUS_MIN); r <= (int) radius_max (s->T); r++)
+    for (int a = 0; a < 180; a += 6)
+      specs[n++] = (CcShapeSpec) { CC_SHAPE_MOTION, r, a, 6, 0.0 };
+  if (score (workers, s, specs, n, fits) < 0)
+    goto done;
+  for (; tops < 3; tops++)
+    {
+      int i = -1;
+
+      for (int k = 0; k < n; k++)
+        if (fits[k].nll < DBL_MAX && (i < 0 || fits[k].nll < fits[i].nll))
+          i = k;
+      if (i < 0)
+        break;
+      top[tops] = specs[i];
+      fits[i].nll = DBL_MAX;
+    }
+  for (int t = 0; t < tops; t++)
+    {
+      Fit f = refine_motion (workers, s, &top[t], 0.25, 6, 1.0, specs, fits);
+
+      if (f.nll < best.nll)
+        {
+          best = f;
+          *out = top[t];
+        }
+    }
+  if (best.nll < DBL_MAX)
+    best = refine_motion (workers, s, out, 0.1, 3, 0.2, specs, fits);
+done:
+  free (specs);
+  free (fits);
+  return best;
+}
+
+/* ---- The estimate ---- */
+
+/* The tile side: the largest power of two to 256 that leaves at least
+ * four tiles (half overlapping) in the region, or 0 where even 64 does
+ * not. */
+static int
+tile_side (int64_t w, int64_t h)
+{
+  for (int T = 256; T >= 64; T /= 2)
+    if ((w / (T / 2) - 1) * (h / (T / 2) - 1) >= 4)
+      return T;
+  return 0;
+}
+
+/* How sure: the likelihood's gain over no blur, per tile and frequency,
+ * 0 for none and towards 1 for a blur the spectrum shows plainly; and
+ * for 'auto', shared with the next best shape by their likelihoods. */
+static double
+confidence (const Spectrum *s, double none, double best, double second)
+{
+  const double gain = (none - best) / s->K;
+  double c = gain / (gain + 0.05);
+
+  if (second < DBL_MAX)
+    c *= 1.0 - exp (-(second - best) * s->tiles / 10.0);
+  return c;
+}
+
+/* What the call asks, checked: CC_OK, or the refusal and why. */
+static CcStatus
+check_request (const CcImage *src, const CcRect *rc, CcShape shape, CcResult *r)
+{
+  if (!src || !src->data || src->on_device || src->channels < 1 || src->channels > 4)
+    return cc_fail (r, CC_ERROR_INVALID, "the estimate needs an image in host memory");
+  if (shape != CC_SHAPE_MATRIX && shape != CC_SHAPE_DISC && shape != CC_SHAPE_GAUSSIAN &&
+      shape != CC_SHAPE_MOTION)
+    return cc_fail (r, CC_ERROR_INVALID, "the estimate finds a disc, a gaussian or a motion "
+                    "line (or auto: which of them), not a %s", cc_shape_name (shape));
+  if (rc->x < 0 || rc->y < 0 || rc->width <= 0 || rc->height <= 0 ||
+      rc->x + rc->width > src->width || rc->y + rc->height > src->height)
+    return cc_fail (r, CC_ERROR_INVALID, "the region %lldx%lld at (%lld, %lld) is not inside "
+                    "the %lldx%lld image", (long long) rc->width, (long long) rc->height,
+                    (long long) rc->x, (long long) rc->y, (long long) src->width,
+                    (long long) src->height);
+  if (!tile_side (rc->width, rc->height))
+    return cc_fail (r, CC_ERROR_INVALID, "the region is too small to estimate a blur from: "
+                    "%lldx%lld, where 96x96 is the least", (long long) rc->width,
+                    (long long) rc->height);
+  return CC_OK;
+}
+
+/* The fit with no blur (H = 1), what the confidence weighs against. */
+static double
+fit_none (const Spectrum *s)
+{
+  float *flat = malloc (sizeof *flat * s->K);
+  double nll;
+
+  if (!flat)
+    return DBL_MAX;
+  for (int k = 0; k < s->K; k++)
+    flat[k] = 1.0f;
+  nll = fit_mask (s, flat).nll;
+  free (flat);
+  return nll;
+}
+
+/* The best of the shapes 'shape' allows (all three for auto), into 'out';
+ * false where none could be scored (out of memory). */
+static bool
+best_shape (CcWorkers *workers, const Spectrum *s, CcShape shape, double none,
+            CcBlurEstimate *out)
+{
+  static const CcShape shapes[3] = { CC_SHAPE_DISC, CC_SHAPE_GAUSSIAN, CC_SHAPE_MOTION };
+  double best = DBL_MAX, second = DBL_MAX;
+
+  for (int i = 0; i < 3; i++)
+    {
+      CcShapeSpec spec = { shapes[i], 0, 0, 6, 0 };
+      Fit f;
+
+      if (shape != CC_SHAPE_MATRIX && shape != shapes[i])
+        continue;
+      f = shapes[i] == CC_SHAPE_MOTION ? search_motion (workers, s, &spec)
+                                       : search_radius (workers, s, shapes[i], &spec);
+      /* The line's angle is a parameter more: Schwarz's criterion weighs it. */
+      if (shapes[i] == CC_SHAPE_MOTION && f.nll < DBL_MAX)
+        f.nll += 0.5 * log ((double) s->K * s->tiles) / s->tiles;
+      if (f.nll < best)
+        {
+          second = best;
+          best = f.nll;
+          out->shape = spec.shape;
+          out->radius = spec.radius;
+          out->angle = spec.angle;
+        }
+      else if (f.nll < second)
+        second = f.nll;
+    }
+  out->confidence = best < DBL_MAX ? confidence (s, none, best, second) : 0.0;
+  return best < DBL_MAX;
+}
+
+CcStatus
+cc_estimate_blur (CcContext *ctx, const CcImage *src, const CcRect *region, CcShape shape,
+                  const CcTransfer *transfer, bool has_alpha, CcBlurEstimate *out,
+                  CcResult *r)
+{
+  const CcRect rc = region ? *region : (CcRect) { 0, 0, src ? src->width : 0,
+                                                  src ? src->height : 0 };
+  const double start = cc_now_ms ();
+  CcStatus status;
+  Spectrum s = { 0 };
+  CcWorkers *workers = NULL;
+  float *plane = NULL;
+  double *full = NULL;
+  const char *why;
+  int T, tiles;
+
+  memset (r, 0, sizeof *r);
+  memset (out, 0, sizeof *out);
+  if ((status = check_request (src, &rc, shape, r)) != CC_OK)
+    return status;
+  T = tile_side (rc.width, rc.height);
+  if (!(plane = cc_luminance (src, &rc, transfer, has_alpha)))
+    return cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "out of host memory");
+  if ((why = plane_refusal (plane, rc.width * rc.height)))
+    status = cc_fail (r, CC_ERROR_INVALID, "no blur can be estimated from this image: %s", why);
+  else if (!(full = malloc (sizeof *full * T * T)) ||
+           !periodogram (plane, rc.width, rc.height, T, full, &tiles) ||
+           !spectrum_new (full, T, tiles, &s) ||
+           !best_shape ((workers = cc_workers_new (ctx->threads - 1)), &s, shape,
+                        fit_none (&s), out))
+    status = cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "out of host memory");
+  else
+    {
+      r->method_used = CC_METHOD_CPU;
+      snprintf (r->device, sizeof r->device, "%s", ctx->cpu_name);
+    }
+  r->total_ms = cc_now_ms () - start;
+  cc_workers_free (workers);
+  spectrum_free (&s);
+  free (full);
+  free (plane);
+  return r->status = status;
+}
