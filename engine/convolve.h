@@ -613,16 +613,17 @@ typedef struct
 
 /* Estimates the blur of 'src' (of 'region', or all of it where NULL) as
  * 'shape' (disc, gaussian or motion), or as whichever of them fits best
- * (CC_SHAPE_MATRIX: auto), from its luminance (in linear light through
- * 'transfer' where given; alpha, the last channel where 'has_alpha', left
- * out).  CC_ERROR_INVALID, and why, where the image gives nothing to go on:
- * too small, flat, saturated or not finite. */
+ * (CC_SHAPE_MATRIX: auto), from its luminance.  Of 'options' it takes the
+ * method (auto: the GPU where one is usable, else the CPU; cpu; any GPU
+ * method: the GPU), the transfer (codes to linear light), has_alpha
+ * (alpha left out), progress and cancel.  CC_ERROR_INVALID, and why,
+ * where the image gives nothing to go on: too small, flat, saturated or
+ * not finite. */
 CcStatus     cc_estimate_blur        (CcContext          *ctx,
                                       const CcImage      *src,
                                       const CcRect       *region,
                                       CcShape             shape,
-                                      const CcTransfer   *transfer,
-                                      bool                has_alpha,
+                                      const CcOptions    *options,
                                       CcBlurEstimate     *estimate,
                                       CcResult           *result);
 

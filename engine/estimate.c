@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "estimate-steps.h"
 #include "samples.h"
 
 /* The image's spectrum model, S(rho) = A rho^-alpha, takes its exponent
@@ -21,10 +22,10 @@
 #define ALPHAS      9
 #define ALPHA_FIRST 1.0
 #define ALPHA_STEP  0.5
+/* Tiles along a side of the region at most. */
+#define TILES_ALONG 12
 /* The shortest motion line searched, as its half-length. */
 #define MOTION_RADIUS_MIN 1.5
-/* Iterations of the weighted fit of A and the noise's level. */
-#define FIT_STEPS   6
 
 /* The averaged spectrum (Welch's periodogram) of a region, on T x T
  * frequencies, and what the fit reads of it: the frequencies it uses
@@ -160,7 +161,18 @@ plane_refusal (const float *plane, int64_t n)
   return NULL;
 }
 
-/* Welch's periodogram: tiles of T x T half overlapping, each less its
+/* Tiles of T along a side of n: half overlapping, or at most TILES_ALONG
+ * spread evenly where more would fit (the average is as good, and a large
+ * image costs no more than a 16-megapixel one). */
+static int64_t
+tile_step (int64_t n, int T)
+{
+  const int64_t spread = (n - T) / (TILES_ALONG - 1);
+
+  return spread > T / 2 ? spread : T / 2;
+}
+
+/* Welch's periodogram: tiles of T x T (tile_step apart), each less its
  * mean, under a Hann window. */
 static bool
 periodogram (const float *plane, int64_t w, int64_t h, int T, double *out, int *tiles)
@@ -177,8 +189,8 @@ periodogram (const float *plane, int64_t w, int64_t h, int T, double *out, int *
     hann[i] = 0.5 - 0.5 * cos (2.0 * M_PI * (i + 0.5) / T);
   memset (out, 0, sizeof *out * T * T);
   *tiles = 0;
-  for (int64_t y0 = 0; y0 + T <= h; y0 += T / 2)
-    for (int64_t x0 = 0; x0 + T <= w; x0 += T / 2)
+  for (int64_t y0 = 0; y0 + T <= h; y0 += tile_step (h, T))
+    for (int64_t x0 = 0; x0 + T <= w; x0 += tile_step (w, T))
       {
         double mean = 0.0;
 
@@ -252,43 +264,26 @@ spectrum_new (const double *full, int T, int tiles, Spectrum *s)
 /* ---- A candidate's likelihood ---- */
 
 /* The model m = A u + noise fitted to the power P by the Whittle
- * likelihood, sum log m + P / m, for one alpha: iteratively reweighted
- * least squares on (A, noise), weights 1 / m^2, the first m the data. */
+ * likelihood, sum log m + P / m, for one alpha (estimate-steps.h). */
 static Fit
 fit_alpha (const Spectrum *s, const float *hs, const float *ra)
 {
   double A = 0.0, n = 0.0;
   Fit f = { DBL_MAX, 0, 0, 0 };
 
-  for (int it = 0; it < FIT_STEPS; it++)
+  for (int it = 0; it < CC_ESTIMATE_FIT_STEPS; it++)
     {
-      double suu = 0, su = 0, s1 = 0, sup = 0, sp = 0, det;
+      double sums[5] = { 0, 0, 0, 0, 0 };
 
       for (int k = 0; k < s->K; k++)
-        {
-          const double u = hs[k] * ra[k], p = s->power[k];
-          const double m = it ? A * u + n : p;
-          const double wt = 1.0 / (m * m);
-
-          suu += wt * u * u; su += wt * u; s1 += wt; sup += wt * u * p; sp += wt * p;
-        }
-      det = suu * s1 - su * su;
-      if (det <= 0)
+        cc_estimate_sums ((double) hs[k] * ra[k], s->power[k], it, A, n, sums);
+      if (!cc_estimate_solve (sums, &A, &n))
         break;
-      A = (sup * s1 - su * sp) / det;
-      n = (suu * sp - su * sup) / det;
-      if (A <= 0)
-        A = sup / suu, n = 0;
-      if (n < 0)
-        n = 0, A = sup / suu;
-      n = fmax (n, 1e-9 * sp / s1);
     }
   f.nll = 0.0;
   for (int k = 0; k < s->K; k++)
     {
-      const double m = A * hs[k] * ra[k] + n;
-
-      f.nll += log (m) + s->power[k] / m;
+      f.nll += cc_estimate_term ((double) hs[k] * ra[k], s->power[k], A, n);
     }
   f.scale = A;
   f.noise = n;
@@ -343,8 +338,8 @@ scratch_free (Scratch *w)
 }
 
 /* The mask's |H|^2 at the spectrum's frequencies, smoothed as the Hann
- * window smooths the periodogram (its squared DFT: 1/6, 2/3, 1/6 along
- * each axis); false where the mask cannot be made or does not fit. */
+ * window smooths the periodogram; false where the mask cannot be made or
+ * does not fit. */
 static bool
 mask_power (const Spectrum *s, const CcShapeSpec *spec, Scratch *w)
 {
@@ -372,14 +367,14 @@ mask_power (const Spectrum *s, const CcShapeSpec *spec, Scratch *w)
   power_2d (w->re, w->im, T, w->power);
   for (int y = 0; y < T; y++)
     for (int x = 0; x < T; x++)
-      w->re[y * T + x] = (w->power[y * T + (x + T - 1) % T] + w->power[y * T + (x + 1) % T]) / 6
-                         + w->power[y * T + x] * (2.0 / 3);
+      w->re[y * T + x] = (w->power[y * T + (x + T - 1) % T] + w->power[y * T + (x + 1) % T]) *
+                           CC_ESTIMATE_SMOOTH + w->power[y * T + x] * (1 - 2 * CC_ESTIMATE_SMOOTH);
   for (int y = 0; y < T; y++)
     for (int x = 0; x < T; x++)
-      w->power[y * T + x] = (w->re[((y + T - 1) % T) * T + x] + w->re[((y + 1) % T) * T + x]) / 6
-                            + w->re[y * T + x] * (2.0 / 3);
+      w->power[y * T + x] = (w->re[((y + T - 1) % T) * T + x] + w->re[((y + 1) % T) * T + x]) *
+                              CC_ESTIMATE_SMOOTH + w->re[y * T + x] * (1 - 2 * CC_ESTIMATE_SMOOTH);
   for (int k = 0; k < s->K; k++)
-    w->hs[k] = (float) fmax (w->power[s->index[k]], 1e-12);
+    w->hs[k] = (float) fmax (w->power[s->index[k]], CC_ESTIMATE_H_FLOOR);
   return true;
 }
 
@@ -410,14 +405,114 @@ score_range (int64_t begin, int64_t end, void *data)
   scratch_free (&w);
 }
 
-/* Scores 'n' candidates; returns the best's index, or -1. */
-static int
-score (CcWorkers *workers, const Spectrum *s, const CcShapeSpec *specs, int n, Fit *fits)
+/* A search's state: where it scores (the workers, or the GPU), and its
+ * progress and cancel. */
+typedef struct
 {
-  Batch b = { s, specs, fits };
+  const Spectrum  *s;
+  CcWorkers       *workers;
+  struct _CcGpu   *gpu;          /* NULL: the CPU */
+  const CcOptions *options;
+  int              done, total;  /* candidates scored, and to score */
+  CcStatus         status;       /* why the search stopped, where it did */
+  char             message[256];
+} Search;
+
+/* The candidates' masks as the GPU takes them: each one's taps (x, y and
+ * value, about its centre) after the previous one's; a mask that cannot
+ * be made or does not fit in half a tile gets no taps and is not scored. */
+static bool
+gpu_score (Search *se, const CcShapeSpec *specs, int n, Fit *fits)
+{
+  const int T = se->s->T;
+  int *first = malloc (sizeof *first * (n + 1));
+  float *taps = NULL, *nll = malloc (sizeof *nll * n);
+  size_t used = 0, room = 0;
+  bool ok = first && nll;
+
+  for (int i = 0; ok && i < n; i++)
+    {
+      CcMask mask;
+      double *values;
+      char why[160];
+
+      first[i] = (int) (used / 3);
+      if (!cc_mask_shape (&specs[i], &mask, &values, why, sizeof why))
+        continue;
+      if (mask.width <= T / 2 && mask.height <= T / 2)
+        for (int k = 0; ok && k < mask.width * mask.height; k++)
+          {
+            if (values[k] == 0.0)
+              continue;
+            if (used + 3 > room)
+              {
+                float *grown = realloc (taps, sizeof *taps * (room = room ? 2 * room : 4096));
+
+                ok = grown != NULL;
+                taps = grown ? grown : taps;
+                if (!ok)
+                  break;
+              }
+            taps[used++] = (float) (k % mask.width - mask.width / 2);
+            taps[used++] = (float) (k / mask.width - mask.height / 2);
+            taps[used++] = (float) values[k];
+          }
+      free (values);
+    }
+  if (!ok)
+    {
+      se->status = CC_ERROR_OUT_OF_MEMORY;
+      snprintf (se->message, sizeof se->message, "out of host memory");
+    }
+  else
+    {
+      const CcEstimateSpectrum es = { T, se->s->K, ALPHAS, se->s->index, se->s->power,
+                                      se->s->rho_alpha };
+
+      first[n] = (int) (used / 3);
+      se->status = cc_gpu_estimate_scores (se->gpu, &es, n, first, taps, nll, se->message,
+                                           sizeof se->message);
+      for (int i = 0; se->status == CC_OK && i < n; i++)
+        fits[i] = (Fit) { first[i + 1] > first[i] && isfinite (nll[i]) ? nll[i] : DBL_MAX,
+                          0, 0, 0 };
+    }
+  free (first);
+  free (taps);
+  free (nll);
+  return se->status == CC_OK;
+}
+
+/* Scores 'n' candidates; returns the best's index, or -1 where none could
+ * be, or the search stops (se->status says why: the GPU's error, a
+ * cancel). */
+static int
+score (Search *se, const CcShapeSpec *specs, int n, Fit *fits)
+{
+  const CcOptions *o = se->options;
   int best = -1;
 
-  cc_workers_run (workers, n, 1, score_range, &b);
+  if (se->status != CC_OK)
+    return -1;
+  if (se->gpu)
+    {
+      if (!gpu_score (se, specs, n, fits))
+        return -1;
+    }
+  else
+    {
+      Batch b = { se->s, specs, fits };
+
+      cc_workers_run (se->workers, n, 1, score_range, &b);
+    }
+  se->done += n;
+  if (o->progress)
+    o->progress (fmin (1.0, (double) se->done / se->total), o->user_data);
+  if (o->cancel && o->cancel (o->user_data))
+    {
+      se->status = CC_ERROR_CANCELLED;
+      snprintf (se->message, sizeof se->message, "cancelled");
+      return -1;
+    }
   for (int i = 0; i < n; i++)
     if (fits[i].nll < DBL_MAX && (best < 0 || fits[i].nll < fits[best].nll))
       best = i;
@@ -434,8 +529,9 @@ radius_max (int T)
 /* The best radius of a disc or a Gaussian: a grid a quarter pixel apart,
  * then a twentieth about the best. */
 static Fit
-search_radius (CcWorkers *workers, const Spectrum *s, CcShape shape, CcShapeSpec *out)
+search_radius (Search *se, CcShape shape, CcShapeSpec *out)
 {
+  const Spectrum *s = se->s;
   enum { N = 200 };
   CcShapeSpec specs[N];
   Fit fits[N], best = { DBL_MAX, 0, 0, 0 };
@@ -444,13 +540,13 @@ search_radius (CcWorkers *workers, const Spectrum *s, CcShape shape, CcShapeSpec
 
   for (double r = 0.5; r <= radius_max (s->T) && n < N; r += 0.25)
     specs[n++] = (CcShapeSpec) { shape, r, 0.0, 6, 0.0 };
-  if ((i = score (workers, s, specs, n, fits)) < 0)
+  if ((i = score (se, specs, n, fits)) < 0)
     return best;
   centre = specs[i].radius;
   n = 0;
   for (double r = fmax (0.5, centre - 0.25); r <= centre + 0.25 + 1e-9; r += 0.05)
     specs[n++] = (CcShapeSpec) { shape, r, 0.0, 6, 0.0 };
-  if ((i = score (workers, s, specs, n, fits)) < 0)
+  if ((i = score (se, specs, n, fits)) < 0)
     return best;
   *out = specs[i];
   return fits[i];
@@ -459,8 +555,8 @@ search_radius (CcWorkers *workers, const Spectrum *s, CcShape shape, CcShapeSpec
 /* Refines a motion line about 'c': half-lengths 'dr' apart (nr each
  * way) at angles 'da' apart (5 each way). */
 static Fit
-refine_motion (CcWorkers *workers, const Spectrum *s, CcShapeSpec *c, double dr, int nr,
-               double da, CcShapeSpec *specs, Fit *fits)
+refine_motion (Search *se, CcShapeSpec *c, double dr, int nr, double da, CcShapeSpec *specs,
+               Fit *fits)
 {
   Fit none = { DBL_MAX, 0, 0, 0 };
   const CcShapeSpec centre = *c;
@@ -471,7 +567,7 @@ refine_motion (CcWorkers *workers, const Spectrum *s, CcShapeSpec *c, double dr,
       if (centre.radius + kr * dr >= MOTION_RADIUS_MIN)
         specs[n++] = (CcShapeSpec) { CC_SHAPE_MOTION, centre.radius + kr * dr,
                                      fmod (centre.angle + ka * da + 180.0, 180.0), 6, 0.0 };
-  if ((i = score (workers, s, specs, n, fits)) < 0)
+  if ((i = score (se, specs, n, fits)) < 0)
     return none;
   *c = specs[i];
   return fits[i];
@@ -485,8 +581,9 @@ refine_motion (CcWorkers *workers, const Spectrum *s, CcShapeSpec *c, double dr,
  * degree (the likelihood has a minimum at each of the line's harmonics,
  * which a single descent can stop in). */
 static Fit
-search_motion (CcWorkers *workers, const Spectrum *s, CcShapeSpec *out)
+search_motion (Search *se, CcShapeSpec *out)
 {
+  const Spectrum *s = se->s;
   const int coarse_n = (int) radius_max (s->T) * 30;
   CcShapeSpec *specs = malloc (sizeof *specs * (coarse_n > 400 ? coarse_n : 400));
   Fit *fits = malloc (sizeof *fits * (coarse_n > 400 ? coarse_n : 400));
@@ -499,7 +596,7 @@ search_motion (CcWorkers *workers, const Spectrum *s, CcShapeSpec *out)
   for (int r = (int) ceil (MOTION_RADIUS_MIN); r <= (int) radius_max (s->T); r++)
     for (int a = 0; a < 180; a += 6)
       specs[n++] = (CcShapeSpec) { CC_SHAPE_MOTION, r, a, 6, 0.0 };
-  if (score (workers, s, specs, n, fits) < 0)
+  if (score (se, specs, n, fits) < 0)
     goto done;
   for (; tops < 3; tops++)
     {
@@ -515,7 +612,7 @@ search_motion (CcWorkers *workers, const Spectrum *s, CcShapeSpec *out)
     }
   for (int t = 0; t < tops; t++)
     {
-      Fit f = refine_motion (workers, s, &top[t], 0.25, 6, 1.0, specs, fits);
+      Fit f = refine_motion (se, &top[t], 0.25, 6, 1.0, specs, fits);
 
       if (f.nll < best.nll)
         {
@@ -524,7 +621,7 @@ search_motion (CcWorkers *workers, const Spectrum *s, CcShapeSpec *out)
         }
     }
   if (best.nll < DBL_MAX)
-    best = refine_motion (workers, s, out, 0.1, 3, 0.2, specs, fits);
+    best = refine_motion (se, out, 0.1, 3, 0.2, specs, fits);
 done:
   free (specs);
   free (fits);
@@ -598,15 +695,40 @@ fit_none (const Spectrum *s)
   return nll;
 }
 
+/* The candidates a search of 'shape' (auto: all three) scores, for its
+ * progress: as search_radius and search_motion make them. */
+static int
+search_size (CcShape shape, int T)
+{
+  const int radius = (int) ((radius_max (T) - 0.5) / 0.25) + 1 + 11;
+  const int motion = ((int) radius_max (T) - (int) ceil (MOTION_RADIUS_MIN) + 1) * 30 +
+                     3 * 11 * 13 + 11 * 7;
+
+  return shape == CC_SHAPE_MATRIX ? 2 * radius + motion
+                                  : shape == CC_SHAPE_MOTION ? motion : radius;
+}
+
+/* An estimate's search, where cc_run_gpu_or_cpu runs it. */
+typedef struct
+{
+  CcContext      *ctx;
+  Search          se;
+  CcShape         shape;
+  CcBlurEstimate *out;
+} Estimate;
+
 /* The best of the shapes 'shape' allows (all three for auto), into 'out';
- * false where none could be scored (out of memory). */
-static bool
-best_shape (CcWorkers *workers, const Spectrum *s, CcShape shape, double none,
-            CcBlurEstimate *out)
+ * the search's status where it stopped (out of memory, the GPU, a cancel). */
+static CcStatus
+best_shape (Search *se, CcShape shape, CcBlurEstimate *out, CcResult *r)
 {
   static const CcShape shapes[3] = { CC_SHAPE_DISC, CC_SHAPE_GAUSSIAN, CC_SHAPE_MOTION };
+  const Spectrum *s = se->s;
+  const double none = fit_none (s);
   double best = DBL_MAX, second = DBL_MAX;
 
+  se->done = 0;
+  se->total = search_size (shape, s->T);
   for (int i = 0; i < 3; i++)
     {
       CcShapeSpec spec = { shapes[i], 0, 0, 6, 0 };
@@ -614,8 +736,10 @@ best_shape (CcWorkers *workers, const Spectrum *s, CcShape shape, double none,
 
       if (shape != CC_SHAPE_MATRIX && shape != shapes[i])
         continue;
-      f = shapes[i] == CC_SHAPE_MOTION ? search_motion (workers, s, &spec)
-                                       : search_radius (workers, s, shapes[i], &spec);
+      f = shapes[i] == CC_SHAPE_MOTION ? search_motion (se, &spec)
+                                       : search_radius (se, shapes[i], &spec);
+      if (se->status != CC_OK)
+        return cc_fail (r, se->status, "%s", se->message);
       /* The line's angle is a parameter more: Schwarz's criterion weighs it. */
       if (shapes[i] == CC_SHAPE_MOTION && f.nll < DBL_MAX)
         f.nll += 0.5 * log ((double) s->K * s->tiles) / s->tiles;
@@ -630,48 +754,100 @@ best_shape (CcWorkers *workers, const Spectrum *s, CcShape shape, double none,
       else if (f.nll < second)
         second = f.nll;
     }
-  out->confidence = best < DBL_MAX ? confidence (s, none, best, second) : 0.0;
-  return best < DBL_MAX;
+  if (best == DBL_MAX || none == DBL_MAX)
+    return cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "out of host memory");
+  out->confidence = confidence (s, none, best, second);
+  return CC_OK;
+}
+
+static CcStatus
+estimate_usable (void *data, char *why, size_t size)
+{
+  return cc_context_gpu_status (((Estimate *) data)->ctx, why, size);
+}
+
+static CcStatus
+estimate_gpu (void *data, CcResult *r)
+{
+  Estimate *e = data;
+  CcStatus status;
+
+  e->se.gpu = e->ctx->gpu;
+  e->se.status = CC_OK;
+  if ((status = best_shape (&e->se, e->shape, e->out, r)) == CC_OK)
+    {
+      snprintf (r->device, sizeof r->device, "%s", cc_gpu_name (e->ctx->gpu));
+      snprintf (r->kernel, sizeof r->kernel, "gpu estimate");
+    }
+  return status;
+}
+
+static CcStatus
+estimate_cpu (void *data, CcResult *r)
+{
+  Estimate *e = data;
+  CcStatus status;
+
+  e->se.gpu = NULL;
+  e->se.status = CC_OK;
+  e->se.workers = cc_workers_new (e->ctx->threads - 1);
+  if ((status = best_shape (&e->se, e->shape, e->out, r)) == CC_OK)
+    {
+      r->method_used = CC_METHOD_CPU;
+      snprintf (r->device, sizeof r->device, "%s", e->ctx->cpu_name);
+      snprintf (r->kernel, sizeof r->kernel, "cpu estimate");
+    }
+  cc_workers_free (e->se.workers);
+  e->se.workers = NULL;
+  return status;
 }
 
 CcStatus
 cc_estimate_blur (CcContext *ctx, const CcImage *src, const CcRect *region, CcShape shape,
-                  const CcTransfer *transfer, bool has_alpha, CcBlurEstimate *out,
-                  CcResult *r)
+                  const CcOptions *options, CcBlurEstimate *out, CcResult *r)
 {
   const CcRect rc = region ? *region : (CcRect) { 0, 0, src ? src->width : 0,
                                                   src ? src->height : 0 };
   const double start = cc_now_ms ();
+  CcOptions defaults;
   CcStatus status;
   Spectrum s = { 0 };
-  CcWorkers *workers = NULL;
   float *plane = NULL;
   double *full = NULL;
   const char *why;
+  char note[sizeof r->message];
   int T, tiles;
 
   memset (r, 0, sizeof *r);
   memset (out, 0, sizeof *out);
+  if (!options)
+    {
+      cc_options_init (&defaults);
+      options = &defaults;
+    }
   if ((status = check_request (src, &rc, shape, r)) != CC_OK)
     return status;
   T = tile_side (rc.width, rc.height);
-  if (!(plane = cc_luminance (src, &rc, transfer, has_alpha)))
+  if (!(plane = cc_luminance (src, &rc, options->transfer, options->has_alpha)))
     return cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "out of host memory");
   if ((why = plane_refusal (plane, rc.width * rc.height)))
     status = cc_fail (r, CC_ERROR_INVALID, "no blur can be estimated from this image: %s", why);
   else if (!(full = malloc (sizeof *full * T * T)) ||
            !periodogram (plane, rc.width, rc.height, T, full, &tiles) ||
-           !spectrum_new (full, T, tiles, &s) ||
-           !best_shape ((workers = cc_workers_new (ctx->threads - 1)), &s, shape,
-                        fit_none (&s), out))
+           !spectrum_new (full, T, tiles, &s))
     status = cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "out of host memory");
   else
     {
-      r->method_used = CC_METHOD_CPU;
-      snprintf (r->device, sizeof r->device, "%s", ctx->cpu_name);
+      Estimate e = { ctx, { &s, NULL, NULL, options, 0, 0, CC_OK, "" }, shape, out };
+      const CcGpuOrCpu where = { estimate_usable, estimate_gpu, estimate_cpu, &e, false };
+
+      if ((status = cc_run_gpu_or_cpu (options->method, &where, note, sizeof note, r)) ==
+          CC_OK)
+        snprintf (r->message, sizeof r->message, "%s", note);
+      else
+        memset (out, 0, sizeof *out);
     }
   r->total_ms = cc_now_ms () - start;
-  cc_workers_free (workers);
   spectrum_free (&s);
   free (full);
   free (plane);

@@ -10,6 +10,7 @@
 
 #include "convolve.h"
 #include "deconvolve-steps.h"
+#include "estimate-steps.h"
 #include "ground.h"
 #include "pixel.h"
 
@@ -234,6 +235,25 @@ CcStatus       cc_gpu_rl_update  (struct _CcGpu *gpu, float *u, const float *g, 
  * bound). */
 CcStatus       cc_gpu_wiener     (struct _CcGpu *gpu, const CcWienerJob *job, uint64_t budget,
                                   char *message, size_t size);
+/* The blur estimate's candidates scored on the GPU (kernels/estimate.cu):
+ * the spectrum's K frequencies (their index in T x T, the periodogram
+ * there, and rho^-alpha for each of 'alphas' exponents, exponent a's from
+ * a * T * T / 2 on), and 'n' candidate masks, mask
+ * i's taps (x, y about its centre, and value) being first[i] to
+ * first[i + 1] - 1 of 'taps'.  Each candidate's negative log-likelihood,
+ * its best over the exponents, goes to nll[i] (engine/estimate.c has the
+ * model and the fit, which this follows step for step). */
+typedef struct
+{
+  int          T, K, alphas;
+  const int   *index;
+  const float *power;
+  const float *rho_alpha;
+} CcEstimateSpectrum;
+
+CcStatus       cc_gpu_estimate_scores (struct _CcGpu *gpu, const CcEstimateSpectrum *s, int n,
+                                       const int *first, const float *taps, float *nll,
+                                       char *message, size_t size);
 /* Page-locked host memory, or NULL (no GPU, or none to spare); freeing
  * returns false where 'ptr' is not the GPU's. */
 void          *cc_gpu_host_alloc (struct _CcGpu *gpu, size_t bytes);

@@ -58,7 +58,7 @@ cubin_runs (int major, int minor)
 
 static const void *const *const module_kernel[MODULE_COUNT] =
   { &cc_module_convert, &cc_module_textbook, &cc_module_register, &cc_module_separable,
-    &cc_module_fft, &cc_module_deconvolve, &cc_module_wiener };
+    &cc_module_fft, &cc_module_deconvolve, &cc_module_wiener, &cc_module_estimate };
 
 typedef struct
 {

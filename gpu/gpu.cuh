@@ -27,6 +27,7 @@ enum
   MODULE_FFT,
   MODULE_DECONVOLVE,
   MODULE_WIENER,
+  MODULE_ESTIMATE,
   MODULE_COUNT
 };
 #define MODULE_BIT(m) (1u << (m))
@@ -36,7 +37,7 @@ enum
 /* A kernel of each module: asking for its attributes loads the module. */
 extern const void *const cc_module_convert, *const cc_module_textbook,
   *const cc_module_register, *const cc_module_separable, *const cc_module_fft,
-  *const cc_module_deconvolve, *const cc_module_wiener;
+  *const cc_module_deconvolve, *const cc_module_wiener, *const cc_module_estimate;
 
 typedef struct
 {

@@ -136,11 +136,11 @@ test_photographs (CcContext *ctx)
           CHECK (blur (ctx, &in, t, blurred), "blur %s", cc_shape_name (t->shape));
           /* auto searches each shape as the shape alone does: where it names
            * the right one, its parameters are that search's. */
-          CHECK (cc_estimate_blur (ctx, &b, NULL, CC_SHAPE_MATRIX, NULL, false, &a, &r) == CC_OK,
+          CHECK (cc_estimate_blur (ctx, &b, NULL, CC_SHAPE_MATRIX, NULL, &a, &r) == CC_OK,
                  "auto: %s", r.message);
           e = a;
           st = a.shape == t->shape ? CC_OK
-                                   : cc_estimate_blur (ctx, &b, NULL, t->shape, NULL, false, &e,
+                                   : cc_estimate_blur (ctx, &b, NULL, t->shape, NULL, &e,
                                                        &r);
           CHECK (st == CC_OK && within (t, &e) && e.confidence > 0 && e.confidence <= 1,
                  "%s blurred by a %s of radius %g at %g degrees: estimated radius %g at %g "
@@ -185,23 +185,23 @@ test_refusals (CcContext *ctx)
     return;
   for (int i = 0; i < W * H * 3; i++)
     p[i] = 0.5f;
-  CHECK (cc_estimate_blur (ctx, &img, NULL, CC_SHAPE_MATRIX, NULL, false, &e, &r) ==
+  CHECK (cc_estimate_blur (ctx, &img, NULL, CC_SHAPE_MATRIX, NULL, &e, &r) ==
          CC_ERROR_INVALID && strstr (r.message, "flat"), "flat: %s", r.message);
-  CHECK (cc_estimate_blur (ctx, &tiny, NULL, CC_SHAPE_DISC, NULL, false, &e, &r) ==
+  CHECK (cc_estimate_blur (ctx, &tiny, NULL, CC_SHAPE_DISC, NULL, &e, &r) ==
          CC_ERROR_INVALID && strstr (r.message, "too small"), "tiny: %s", r.message);
-  CHECK (cc_estimate_blur (ctx, &img, &outside, CC_SHAPE_DISC, NULL, false, &e, &r) ==
+  CHECK (cc_estimate_blur (ctx, &img, &outside, CC_SHAPE_DISC, NULL, &e, &r) ==
          CC_ERROR_INVALID && strstr (r.message, "not inside"), "outside: %s", r.message);
   for (int i = 0; i < W * H * 3; i++)
     p[i] = i % 7 ? 1.0f : 0.2f;
-  CHECK (cc_estimate_blur (ctx, &img, NULL, CC_SHAPE_MATRIX, NULL, false, &e, &r) ==
+  CHECK (cc_estimate_blur (ctx, &img, NULL, CC_SHAPE_MATRIX, NULL, &e, &r) ==
          CC_ERROR_INVALID && strstr (r.message, "saturated"), "saturated: %s", r.message);
-  CHECK (cc_estimate_blur (ctx, &img, NULL, CC_SHAPE_BOX, NULL, false, &e, &r) ==
+  CHECK (cc_estimate_blur (ctx, &img, NULL, CC_SHAPE_BOX, NULL, &e, &r) ==
          CC_ERROR_INVALID, "a box: %s", r.message);
   check_reseed (99);
   for (int i = 0; i < W * H * 3; i++)
     p[i] = 0.5f;
   add_noise (p, W * H * 3, 0.05);
-  CHECK (cc_estimate_blur (ctx, &img, NULL, CC_SHAPE_MATRIX, NULL, false, &e, &r) == CC_OK &&
+  CHECK (cc_estimate_blur (ctx, &img, NULL, CC_SHAPE_MATRIX, NULL, &e, &r) == CC_OK &&
          e.confidence < 0.2 && isfinite (e.radius),
          "noise only: %s radius %g, confidence %.2f (%s)", cc_shape_name (e.shape), e.radius,
          e.confidence, r.message);
