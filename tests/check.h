@@ -136,9 +136,9 @@ int      check_restoration (CcContext *ctx, CcMethod method, double *gains);
  * 'reduced': two small cases.  Returns the number of failed checks. */
 int      check_deconvolve_gpu (CcContext *ctx, bool reduced);
 
-/* The blur's estimate on the GPU against the CPU's (tests/gpu-estimate.c).
- * Returns the number of failed checks. */
-int      check_estimate_gpu (CcContext *ctx);
+/* The blur's estimate on the GPU against the CPU's (tests/gpu-estimate.c);
+ * 'reduced': the disc alone.  Returns the number of failed checks. */
+int      check_estimate_gpu (CcContext *ctx, bool reduced);
 
 /* The fallback rule's rows that need a GPU (tests/gpu-fallback.c), for
  * convolution, Richardson-Lucy and Wiener.  Returns the failed checks. */

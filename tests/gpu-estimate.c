@@ -2,7 +2,8 @@
  * photograph blurred by a disc, a Gaussian and a motion line (mirror
  * border, 1% noise), the GPU's search (CcResult.kernel says "gpu
  * estimate") finds the shape the CPU's does, its radius within a quarter
- * pixel and its angle within a degree, both within issue 63's bounds.
+ * pixel and its angle within a degree, both within issue 63's bounds
+ * ('reduced', for the sanitizers: the disc alone, searched as a disc).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -45,7 +46,7 @@ blur_noisy (CcContext *ctx, const CcImage *sharp, const CcShapeSpec *spec, float
 }
 
 int
-check_estimate_gpu (CcContext *ctx)
+check_estimate_gpu (CcContext *ctx, bool reduced)
 {
   static const CcShapeSpec blurs[] = {
     { CC_SHAPE_DISC, 6.0, 0, 6, 0 },
@@ -60,7 +61,7 @@ check_estimate_gpu (CcContext *ctx)
   const CcImage b = { blurred, CC_TYPE_FLOAT, 3, w, h, w * 12, false };
 
   CHECK (sharp && blurred, "data/photo-astronaut.ppm read");
-  for (size_t k = 0; sharp && blurred && k < sizeof blurs / sizeof blurs[0]; k++)
+  for (size_t k = 0; sharp && blurred && k < (reduced ? 1 : sizeof blurs / sizeof blurs[0]); k++)
     {
       const CcShapeSpec *t = &blurs[k];
       CcBlurEstimate g, c;
@@ -72,9 +73,9 @@ check_estimate_gpu (CcContext *ctx)
       check_reseed (300 + k);
       CHECK (blur_noisy (ctx, &in, t, blurred), "blur");
       cc_options_init (&o);
-      sg = cc_estimate_blur (ctx, &b, NULL, CC_SHAPE_MATRIX, &o, &g, &rg);
+      sg = cc_estimate_blur (ctx, &b, NULL, reduced ? t->shape : CC_SHAPE_MATRIX, &o, &g, &rg);
       o.method = CC_METHOD_CPU;
-      sc = cc_estimate_blur (ctx, &b, NULL, CC_SHAPE_MATRIX, &o, &c, &rc);
+      sc = cc_estimate_blur (ctx, &b, NULL, reduced ? t->shape : CC_SHAPE_MATRIX, &o, &c, &rc);
       da = fmod (fabs (g.angle - c.angle), 180.0);
       CHECK (sg == CC_OK && sc == CC_OK && strcmp (rg.kernel, "gpu estimate") == 0 &&
              g.shape == t->shape && c.shape == t->shape && fabs (g.radius - c.radius) <= 0.25 &&

@@ -804,6 +804,7 @@ main (void)
       test_tensor (ctx);
       check_odd_samples (ctx, methods, n, true);
       check_deconvolve_gpu (ctx, true);
+      check_estimate_gpu (ctx, true);
       test_faults (ctx);
     }
   else
@@ -819,7 +820,7 @@ main (void)
       test_tensor (ctx);
       check_odd_samples (ctx, methods, n, false);
       check_deconvolve_gpu (ctx, false);
-      check_estimate_gpu (ctx);
+      check_estimate_gpu (ctx, false);
       check_fallback_gpu (ctx);
       check_threads (ctx, CC_METHOD_CONSTANT);
       check_threads (ctx, CC_METHOD_TILED);
