@@ -618,7 +618,8 @@ typedef struct
  * method: the GPU), the transfer (codes to linear light), has_alpha
  * (alpha left out), progress and cancel.  CC_ERROR_INVALID, and why,
  * where the image gives nothing to go on: too small, flat, saturated or
- * not finite. */
+ * not finite.  The result's kernel_ms is the search's time, the rest of
+ * total_ms the region's reading and its spectrum. */
 CcStatus     cc_estimate_blur        (CcContext          *ctx,
                                       const CcImage      *src,
                                       const CcRect       *region,

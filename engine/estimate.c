@@ -51,8 +51,10 @@ typedef struct
 
 /* ---- A power-of-two FFT, in place, for the periodogram and the masks ---- */
 
+/* In place, n points 'stride' apart, with the twiddles of n points
+ * (wr, wi: cos and -sin of 2 pi k / n, k < n / 2). */
 static void
-fft (double *re, double *im, int n, int stride)
+fft (double *re, double *im, int n, int stride, const double *wr, const double *wi)
 {
   for (int i = 1, j = 0; i < n; i++)
     {
@@ -68,31 +70,35 @@ fft (double *re, double *im, int n, int stride)
         }
     }
   for (int len = 2; len <= n; len <<= 1)
-    {
-      const double a = -2.0 * M_PI / len;
+    for (int i = 0; i < n; i += len)
+      for (int k = 0; k < len / 2; k++)
+        {
+          const double c = wr[k * (n / len)], sn = wi[k * (n / len)];
+          const int p = (i + k) * stride, q = (i + k + len / 2) * stride;
+          const double xr = re[q] * c - im[q] * sn, xi = re[q] * sn + im[q] * c;
 
-      for (int i = 0; i < n; i += len)
-        for (int k = 0; k < len / 2; k++)
-          {
-            const double wr = cos (a * k), wi = sin (a * k);
-            const int p = (i + k) * stride, q = (i + k + len / 2) * stride;
-            const double xr = re[q] * wr - im[q] * wi, xi = re[q] * wi + im[q] * wr;
-
-            re[q] = re[p] - xr; im[q] = im[p] - xi;
-            re[p] += xr; im[p] += xi;
-          }
-    }
+          re[q] = re[p] - xr; im[q] = im[p] - xi;
+          re[p] += xr; im[p] += xi;
+        }
 }
 
-/* |DFT|^2 of a T x T plane (re; im zeroed here) into 'power'. */
+/* |DFT|^2 of a T x T plane (T at most 256; re; im zeroed here) into
+ * 'power'. */
 static void
 power_2d (double *re, double *im, int T, double *power)
 {
+  double wr[128], wi[128];
+
+  for (int k = 0; k < T / 2; k++)
+    {
+      wr[k] = cos (2.0 * M_PI * k / T);
+      wi[k] = -sin (2.0 * M_PI * k / T);
+    }
   memset (im, 0, sizeof *im * T * T);
   for (int y = 0; y < T; y++)
-    fft (re + y * T, im + y * T, T, 1);
+    fft (re + y * T, im + y * T, T, 1, wr, wi);
   for (int x = 0; x < T; x++)
-    fft (re + x, im + x, T, T);
+    fft (re + x, im + x, T, T, wr, wi);
   for (int i = 0; i < T * T; i++)
     power[i] = re[i] * re[i] + im[i] * im[i];
 }
@@ -172,44 +178,74 @@ tile_step (int64_t n, int T)
   return spread > T / 2 ? spread : T / 2;
 }
 
-/* Welch's periodogram: tiles of T x T (tile_step apart), each less its
- * mean, under a Hann window. */
-static bool
-periodogram (const float *plane, int64_t w, int64_t h, int T, double *out, int *tiles)
+/* Welch's periodogram, a range of its tiles on one of the workers'
+ * threads: each tile less its mean under a Hann window, its power added
+ * to the sum under the lock. */
+typedef struct
 {
+  const float    *plane;
+  int64_t         w, h, across;   /* the plane's size; tiles along a row */
+  int             T;
+  double         *sum;
+  pthread_mutex_t lock;
+  bool            failed;
+} Tiles;
+
+static void
+tiles_range (int64_t begin, int64_t end, void *data)
+{
+  Tiles *t = data;
+  const int T = t->T;
   double *re = malloc (sizeof *re * T * T), *im = malloc (sizeof *im * T * T);
-  double *p = malloc (sizeof *p * T * T), *hann = malloc (sizeof *hann * T);
+  double *p = malloc (sizeof *p * T * T), *acc = calloc ((size_t) T * T, sizeof *acc);
 
-  if (!re || !im || !p || !hann)
+  if (!re || !im || !p || !acc)
+    t->failed = true;
+  for (int64_t i = begin; re && im && p && acc && i < end; i++)
     {
-      free (re); free (im); free (p); free (hann);
-      return false;
-    }
-  for (int i = 0; i < T; i++)
-    hann[i] = 0.5 - 0.5 * cos (2.0 * M_PI * (i + 0.5) / T);
-  memset (out, 0, sizeof *out * T * T);
-  *tiles = 0;
-  for (int64_t y0 = 0; y0 + T <= h; y0 += tile_step (h, T))
-    for (int64_t x0 = 0; x0 + T <= w; x0 += tile_step (w, T))
-      {
-        double mean = 0.0;
+      const int64_t x0 = i % t->across * tile_step (t->w, T);
+      const int64_t y0 = i / t->across * tile_step (t->h, T);
+      double mean = 0.0;
 
-        for (int y = 0; y < T; y++)
-          for (int x = 0; x < T; x++)
-            mean += plane[(y0 + y) * w + x0 + x];
-        mean /= (double) T * T;
-        for (int y = 0; y < T; y++)
-          for (int x = 0; x < T; x++)
-            re[y * T + x] = (plane[(y0 + y) * w + x0 + x] - mean) * hann[x] * hann[y];
-        power_2d (re, im, T, p);
-        for (int i = 0; i < T * T; i++)
-          out[i] += p[i];
-        ++*tiles;
-      }
+      for (int y = 0; y < T; y++)
+        for (int x = 0; x < T; x++)
+          mean += t->plane[(y0 + y) * t->w + x0 + x];
+      mean /= (double) T * T;
+      for (int y = 0; y < T; y++)
+        for (int x = 0; x < T; x++)
+          re[y * T + x] = (t->plane[(y0 + y) * t->w + x0 + x] - mean) *
+                          (0.5 - 0.5 * cos (2.0 * M_PI * (x + 0.5) / T)) *
+                          (0.5 - 0.5 * cos (2.0 * M_PI * (y + 0.5) / T));
+      power_2d (re, im, T, p);
+      for (int k = 0; k < T * T; k++)
+        acc[k] += p[k];
+    }
+  if (acc)
+    {
+      pthread_mutex_lock (&t->lock);
+      for (int k = 0; k < T * T; k++)
+        t->sum[k] += acc[k];
+      pthread_mutex_unlock (&t->lock);
+    }
+  free (re); free (im); free (p); free (acc);
+}
+
+/* Welch's periodogram: tiles of T x T (tile_step apart), averaged. */
+static bool
+periodogram (CcWorkers *workers, const float *plane, int64_t w, int64_t h, int T, double *out,
+             int *tiles)
+{
+  Tiles t = { plane, w, h, (w - T) / tile_step (w, T) + 1, T, out,
+              PTHREAD_MUTEX_INITIALIZER, false };
+  const int64_t n = t.across * ((h - T) / tile_step (h, T) + 1);
+
+  memset (out, 0, sizeof *out * T * T);
+  cc_workers_run (workers, n, 1, tiles_range, &t);
+  pthread_mutex_destroy (&t.lock);
   for (int i = 0; i < T * T; i++)
-    out[i] /= *tiles;
-  free (re); free (im); free (p); free (hann);
-  return true;
+    out[i] /= n;
+  *tiles = (int) n;
+  return !t.failed;
 }
 
 /* The frequency index i's radius in cycles a pixel. */
@@ -790,15 +826,12 @@ estimate_cpu (void *data, CcResult *r)
 
   e->se.gpu = NULL;
   e->se.status = CC_OK;
-  e->se.workers = cc_workers_new (e->ctx->threads - 1);
   if ((status = best_shape (&e->se, e->shape, e->out, r)) == CC_OK)
     {
       r->method_used = CC_METHOD_CPU;
       snprintf (r->device, sizeof r->device, "%s", e->ctx->cpu_name);
       snprintf (r->kernel, sizeof r->kernel, "cpu estimate");
     }
-  cc_workers_free (e->se.workers);
-  e->se.workers = NULL;
   return status;
 }
 
@@ -812,6 +845,7 @@ cc_estimate_blur (CcContext *ctx, const CcImage *src, const CcRect *region, CcSh
   CcOptions defaults;
   CcStatus status;
   Spectrum s = { 0 };
+  CcWorkers *workers = NULL;
   float *plane = NULL;
   double *full = NULL;
   const char *why;
@@ -833,21 +867,25 @@ cc_estimate_blur (CcContext *ctx, const CcImage *src, const CcRect *region, CcSh
   if ((why = plane_refusal (plane, rc.width * rc.height)))
     status = cc_fail (r, CC_ERROR_INVALID, "no blur can be estimated from this image: %s", why);
   else if (!(full = malloc (sizeof *full * T * T)) ||
-           !periodogram (plane, rc.width, rc.height, T, full, &tiles) ||
+           !periodogram ((workers = cc_workers_new (ctx->threads - 1)), plane, rc.width,
+                         rc.height, T, full, &tiles) ||
            !spectrum_new (full, T, tiles, &s))
     status = cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "out of host memory");
   else
     {
-      Estimate e = { ctx, { &s, NULL, NULL, options, 0, 0, CC_OK, "" }, shape, out };
+      Estimate e = { ctx, { &s, workers, NULL, options, 0, 0, CC_OK, "" }, shape, out };
       const CcGpuOrCpu where = { estimate_usable, estimate_gpu, estimate_cpu, &e, false };
+      const double searched = cc_now_ms ();
 
-      if ((status = cc_run_gpu_or_cpu (options->method, &where, note, sizeof note, r)) ==
-          CC_OK)
+      status = cc_run_gpu_or_cpu (options->method, &where, note, sizeof note, r);
+      r->kernel_ms = cc_now_ms () - searched;
+      if (status == CC_OK)
         snprintf (r->message, sizeof r->message, "%s", note);
       else
         memset (out, 0, sizeof *out);
     }
   r->total_ms = cc_now_ms () - start;
+  cc_workers_free (workers);
   spectrum_free (&s);
   free (full);
   free (plane);

@@ -11,7 +11,10 @@
 # checked kernel's input too (KERNELS='wiener|source_read|source_write').
 # Prints each summary; fails on any error.
 set -u
-test_gpu=$(cd "$(dirname "$0")/.." && pwd)/_build/tests/test-gpu
+top=$(cd "$(dirname "$0")/.." && pwd)
+test_gpu=$top/_build/tests/test-gpu
+# The checks that read data/ (the estimate's photograph) find it there.
+export top_srcdir="$top"
 cs=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
 status=0
 for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
