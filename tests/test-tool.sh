@@ -199,6 +199,91 @@ if "$tool" --verbose --method register $box "$tmp/rgba.pam" "$tmp/reg.pam" >"$tm
   grep -q '^kernels: register 3x3$' "$tmp/v.txt" || fail "--verbose kernels: $(cat "$tmp/v.txt")"
 fi
 
+# ---- The blur's estimate and a star's mask ------------------------------------
+# A photograph blurred by the tool itself: the estimate finds the disc (auto)
+# and the motion line (--shape motion, as JSON) within 10% (or 0.5) of what
+# made them; deconvolving by the estimate changes the image.
+photo="${top_srcdir:-..}/data/photo-astronaut.ppm"
+rm -f "$tmp/x.pgm" "$tmp/x.ppm"
+near () { awk -v v="$1" -v w="$2" -v tol="$3" 'BEGIN { d = v - w; if (d < 0) d = -d
+                                                       exit !(d <= tol) }'; }
+word_after () { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' "$2"; }
+expect 0 --shape disc --radius 6 "$photo" "$tmp/disc6.ppm" &&
+expect 0 --estimate-blur "$tmp/disc6.ppm" &&
+  grep -q '^shape disc radius [0-9.]* angle 0 confidence [0-9.]*$' "$tmp/out.txt" &&
+  near "$(word_after radius "$tmp/out.txt")" 6 0.6 ||
+  fail "--estimate-blur of a disc of radius 6: $(cat "$tmp/out.txt" "$tmp/err.txt")"
+expect 0 --shape motion --radius 8 --angle 30 "$photo" "$tmp/motion8.ppm" &&
+expect 0 --estimate-blur --shape motion --json "$tmp/motion8.ppm" &&
+  if command -v python3 >/dev/null; then
+    python3 -c 'import json, sys
+e = json.load(open(sys.argv[1]))
+sys.exit(not (e["shape"] == "motion" and abs(e["radius"] - 8) <= 0.8 and
+              abs(e["angle"] - 30) <= 3 and 0 <= e["confidence"] <= 1))' "$tmp/out.txt"
+  else
+    grep -q '^{"shape": "motion", "radius": [0-9.]*, "angle": [0-9.]*, "confidence": [0-9.]*}$' \
+      "$tmp/out.txt"
+  fi || fail "--estimate-blur --json of a motion line 8 at 30: $(cat "$tmp/out.txt")"
+expect 0 --deconvolve richardson-lucy --iterations 5 --shape auto --verbose \
+  "$tmp/motion8.ppm" "$tmp/restored.ppm" &&
+  grep -q '^estimate: shape motion radius' "$tmp/out.txt" &&
+  ! cmp -s "$tmp/motion8.ppm" "$tmp/restored.ppm" ||
+  fail "--deconvolve --shape auto: $(cat "$tmp/out.txt" "$tmp/err.txt")"
+# A region of the image: the same disc; one outside the image is refused.
+expect 0 --estimate-blur --shape disc --region 64,48,128,96 "$tmp/disc6.ppm" &&
+  near "$(word_after radius "$tmp/out.txt")" 6 0.6 ||
+  fail "--estimate-blur --region: $(cat "$tmp/out.txt" "$tmp/err.txt")"
+expect 1 --estimate-blur --region 200,0,128,96 "$tmp/disc6.ppm" &&
+  grep -q "not inside" "$tmp/err.txt" || fail "a region outside: $(cat "$tmp/err.txt")"
+# What gives nothing to go on is refused, saying why, and writes nothing.
+{ printf 'P5\n128 128\n255\n'; head -c 16384 /dev/zero | tr '\000' '\200'; } >"$tmp/flat.pgm"
+{ printf 'P5\n40 40\n255\n'; head -c 1600 /dev/urandom; } >"$tmp/tiny.pgm"
+expect 1 --estimate-blur "$tmp/flat.pgm" && grep -q "flat" "$tmp/err.txt" ||
+  fail "a flat image's estimate: $(cat "$tmp/err.txt")"
+expect 1 --deconvolve wiener --shape auto "$tmp/flat.pgm" "$tmp/x.pgm" &&
+  grep -q "flat" "$tmp/err.txt" || fail "a flat image deconvolved: $(cat "$tmp/err.txt")"
+expect 1 --estimate-blur "$tmp/tiny.pgm" && grep -q "too small" "$tmp/err.txt" ||
+  fail "a 40x40 image's estimate: $(cat "$tmp/err.txt")"
+expect 1 --estimate-blur "$tmp/no-such.ppm"
+# A star: a Gaussian spot on a dark sky makes the mask; an empty sky, a
+# saturated star and a region outside the image are refused.
+star () {   # the spot's peak over a background of 20 (8-bit codes), and noise
+  awk -v amp="$1" -v noise="$2" 'BEGIN { srand(7); printf "P2\n64 64\n255\n"
+    for (y = 0; y < 64; y++) { for (x = 0; x < 64; x++) {
+      v = 20 + amp * exp(-((x - 32) ^ 2 + (y - 30) ^ 2) / 4.5) + noise * rand()
+      printf "%d ", (v > 255 ? 255 : v + 0.5) }
+      printf "\n" } }'
+}
+star 200 0 >"$tmp/star.pgm"
+star 0 4 >"$tmp/sky.pgm"
+star 2000 0 >"$tmp/bright.pgm"
+expect 0 --star 32,30,8 "$tmp/star.pgm" "$tmp/star-out.pgm" &&
+  ! cmp -s "$tmp/star.pgm" "$tmp/star-out.pgm" || fail "--star: $(cat "$tmp/err.txt")"
+expect 0 --deconvolve richardson-lucy --iterations 3 --star 32,30,8 "$tmp/star.pgm" \
+  "$tmp/star-rl.pgm" || fail "--deconvolve --star: $(cat "$tmp/err.txt")"
+expect 1 --star 32,30,8 "$tmp/sky.pgm" "$tmp/x.pgm" && grep -q "no point source" "$tmp/err.txt" ||
+  fail "--star on an empty sky: $(cat "$tmp/err.txt")"
+expect 1 --star 32,30,8 "$tmp/bright.pgm" "$tmp/x.pgm" && grep -q "saturated" "$tmp/err.txt" ||
+  fail "--star on a saturated star: $(cat "$tmp/err.txt")"
+expect 1 --star 3,30,8 "$tmp/star.pgm" "$tmp/x.pgm" && grep -q "not inside" "$tmp/err.txt" ||
+  fail "--star outside: $(cat "$tmp/err.txt")"
+# Options that do not go with them: exit 2.
+expect 2 --shape auto "$tmp/disc6.ppm" "$tmp/x.ppm" &&
+  grep -q -- "--shape auto needs --estimate-blur or --deconvolve" "$tmp/err.txt" ||
+  fail "--shape auto alone: $(cat "$tmp/err.txt")"
+expect 2 --deconvolve wiener --shape auto --radius 3 "$tmp/disc6.ppm" "$tmp/x.ppm"
+expect 2 --estimate-blur --shape polygon "$tmp/disc6.ppm"
+expect 2 --estimate-blur --matrix 1 "$tmp/disc6.ppm"
+expect 2 --estimate-blur "$tmp/disc6.ppm" "$tmp/x.ppm"
+expect 2 --json "$tmp/disc6.ppm" "$tmp/x.ppm"
+expect 2 --region 0,0,128 --estimate-blur "$tmp/disc6.ppm"
+expect 2 --region 0,0,128,96 "$tmp/disc6.ppm" "$tmp/x.ppm"
+expect 2 --star 32,30 "$tmp/star.pgm" "$tmp/x.pgm"
+expect 2 --star 32,30,0 "$tmp/star.pgm" "$tmp/x.pgm"
+expect 2 --star 32,30,8 --shape disc "$tmp/star.pgm" "$tmp/x.pgm"
+expect 2 --star 32,30,8 --print-matrix
+[ -e "$tmp/x.pgm" ] || [ -e "$tmp/x.ppm" ] && fail "a refused estimate or star wrote an output"
+
 # ---- Bad files: exit 1, one clear line ------------------------------------
 : >"$tmp/empty.pgm"
 printf 'GIF89a' >"$tmp/gif.pgm"
@@ -479,6 +564,11 @@ else
     [ "$(head -c 2 "$tmp/g8-j.pgm")" = P5 ] || fail "a gray JPEG did not stay gray"
   expect 0 "$tmp/rgba.pam" "$tmp/rgba.webp" && expect 0 "$tmp/rgba.webp" "$tmp/rgba-w.pam" &&
     grep -aq 'RGB_ALPHA' "$tmp/rgba-w.pam" || fail "WebP round trip lost alpha"
+
+  # The blur's estimate reads a PNG as GIMP would: the PPM's estimate.
+  expect 0 --estimate-blur --shape disc "$tmp/disc6.ppm" && mv "$tmp/out.txt" "$tmp/est-ppm.txt" &&
+  expect 0 "$tmp/disc6.ppm" "$tmp/disc6.png" &&
+  expect 0 --estimate-blur --shape disc "$tmp/disc6.png" && same "$tmp/est-ppm.txt" "$tmp/out.txt"
 
   # Damaged files of each format: exit 1, one line naming the file.
   awk 'BEGIN { printf "P6\n300 200\n255\n"; for (i = 0; i < 180000; i++) printf "%c", (i * 7) % 251 }' \

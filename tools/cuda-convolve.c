@@ -1,7 +1,8 @@
 /* cuda-convolve: convolve image files with a mask, on the GPU when one is
  * usable.  One file (IN OUT) or many (IN... -o DIR).  This file is the
  * options and the mask; job.c one file's work, pipeline.c the threads that
- * overlap files, outputs.c the temporary names.
+ * overlap files, outputs.c the temporary names, estimate.c the blur's
+ * estimate and a star's mask.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "convolve.h"
+#include "estimate.h"
 #include "files.h"
 #include "imageio.h"
 #include "job.h"
@@ -88,8 +90,10 @@ usage (void)
 {
   fputs ("Usage: cuda-convolve [OPTION]... IN OUT\n"
          "  or:  cuda-convolve [OPTION]... IN... -o DIR\n"
+         "  or:  cuda-convolve --estimate-blur [OPTION]... IN\n"
          "Convolve image IN with a mask and write OUT, in the format OUT's name asks for;\n"
-         "or each IN into DIR, under its own name and in its own format.\n\n", stdout);
+         "or each IN into DIR, under its own name and in its own format; or print the\n"
+         "blur of IN.\n\n", stdout);
   usage_line ("-o, --output-dir DIR", "write each output into DIR (made if missing)");
   usage_setting ("--preset ID", CC_SETTING_ID_PRESET, " (see --list-presets); not with "
                  "--matrix, --divisor, --offset or --normalize");
@@ -99,8 +103,9 @@ usage (void)
   usage_setting ("--divisor X", CC_SETTING_ID_DIVISOR, "");
   usage_setting ("--offset X", CC_SETTING_ID_OFFSET, "");
   usage_setting ("--normalize", CC_SETTING_ID_NORMALIZE, "");
-  usage_setting ("--shape NAME", CC_SETTING_ID_SHAPE, "; not with --preset, --matrix, "
-                 "--divisor, --offset or --normalize");
+  usage_setting ("--shape NAME", CC_SETTING_ID_SHAPE, "; auto (with --estimate-blur or "
+                 "--deconvolve): the blur estimated from each input; not with --preset, "
+                 "--matrix, --divisor, --offset or --normalize");
   usage_setting ("--radius R", CC_SETTING_ID_RADIUS, "");
   usage_setting ("--angle DEG", CC_SETTING_ID_ANGLE, "");
   usage_setting ("--blades N", CC_SETTING_ID_BLADES, "");
@@ -110,8 +115,21 @@ usage (void)
               "sum 1, up to " CC_SETTING_STRING (CC_MASK_MAX) "x"
               CC_SETTING_STRING (CC_MASK_MAX) " (an even side gains a zero column or row); "
               "not with --preset, --matrix, --shape, --divisor, --offset, --normalize");
+  usage_line ("--star X,Y,R", "the mask from a point source in each input: the square "
+              "of radius R about (X, Y), less its background, centred on the star and "
+              "scaled to sum 1; not with --preset, --matrix, --shape, --mask-image, "
+              "--divisor, --offset, --normalize");
   usage_line ("--print-matrix", "print the mask's values in the text form --matrix takes "
               "and stop (the divisor and offset are not part of it)");
+  usage_line ("--estimate-blur", "print the blur of IN (one file, no OUT) in the terms "
+              "--shape, --radius and --angle take, and how sure the estimate is (0 to 1): a "
+              "disc's, a gaussian's or a motion line's (--shape), or which of them fits "
+              "best (--shape auto, the default); an image under 96x96, flat or saturated "
+              "is refused");
+  usage_line ("--json", "print the estimate as one JSON object: shape, radius, angle, "
+              "confidence");
+  usage_line ("--region X,Y,W,H", "estimate the blur from this rectangle of the image (its "
+              "top-left corner and size in pixels; default the whole image)");
   usage_setting ("--border MODE", CC_SETTING_ID_BORDER, "; a deconvolution's default is "
                  "mirror");
   usage_setting ("--method NAME", CC_SETTING_ID_METHOD, " (see Methods below)");
@@ -407,6 +425,7 @@ typedef struct
   const char *matrix, *preset, *dir, *mask_image;
   double      divisor, offset;
   bool        normalize, divisor_given, offset_given, border_given, print_matrix;
+  bool        estimate_blur, json, shape_auto, star;
   const char *shape_option;        /* the first of --radius, --angle, ... given */
   const char *deconvolve_option;   /* the first of --iterations, --noise, ... given */
   CcShapeSpec shape;
@@ -416,7 +435,8 @@ typedef struct
  * OPT_SETTING + their CcSettingId. */
 enum { OPT_NORMALIZE = 256, OPT_PERCEPTUAL, OPT_CHANNELS, OPT_NO_CLAMP, OPT_NO_WEIGHT,
        OPT_KEEP_ALPHA, OPT_VERBOSE, OPT_HELP, OPT_VERSION, OPT_LIST_PRESETS,
-       OPT_PRINT_MATRIX, OPT_MASK_IMAGE, OPT_SETTING };
+       OPT_PRINT_MATRIX, OPT_MASK_IMAGE, OPT_ESTIMATE_BLUR, OPT_JSON, OPT_REGION, OPT_STAR,
+       OPT_SETTING };
 
 #define SETTING_OPTION(name, id) \
   { name, required_argument, NULL, OPT_SETTING + CC_SETTING_ID_##id }
@@ -435,6 +455,10 @@ static const struct option longopts[] = {
   SETTING_OPTION ("inner", INNER),
   { "print-matrix",       no_argument,       NULL, OPT_PRINT_MATRIX },
   { "mask-image",         required_argument, NULL, OPT_MASK_IMAGE },
+  { "star",               required_argument, NULL, OPT_STAR },
+  { "estimate-blur",      no_argument,       NULL, OPT_ESTIMATE_BLUR },
+  { "json",               no_argument,       NULL, OPT_JSON },
+  { "region",             required_argument, NULL, OPT_REGION },
   SETTING_OPTION ("border", BORDER),
   SETTING_OPTION ("method", METHOD),
   { "perceptual",         no_argument,       NULL, OPT_PERCEPTUAL },
@@ -499,13 +523,22 @@ set_choice (Options *o, CcSettingId id, const char *option, const char *arg)
   const char *names = cc_setting_choice_names (id);
   int v;
 
+  /* auto is the tool's, not the table's: the estimate is the shape. */
+  if (id == CC_SETTING_ID_SHAPE && strcmp (arg, "auto") == 0)
+    {
+      o->shape_auto = true;
+      o->shape.shape = CC_SHAPE_MATRIX;
+      return 0;
+    }
   if (!cc_setting_choice_from (id, arg, &v))
     return die (2, "--%s: '%s' is not %s%s%s", option, arg, strchr (names, ',') ? "one of " : "",
-                names, id == CC_SETTING_ID_BORDER ? " (or none, clamp, loop)" : "");
+                names, id == CC_SETTING_ID_BORDER ? " (or none, clamp, loop)"
+                       : id == CC_SETTING_ID_SHAPE ? " (or auto)" : "");
   switch (id)
     {
     case CC_SETTING_ID_SHAPE:
       o->shape.shape = (CcShape) v;
+      o->shape_auto = false;
       break;
     case CC_SETTING_ID_BORDER:
       o->s.options.border = (CcBorder) v;
@@ -579,6 +612,20 @@ parse_options (int argc, char **argv, Options *o)
       case OPT_VERBOSE:      o->s.verbose = true; break;
       case OPT_PRINT_MATRIX: o->print_matrix = true; break;
       case OPT_MASK_IMAGE:   o->mask_image = optarg; break;
+      case OPT_ESTIMATE_BLUR: o->estimate_blur = true; break;
+      case OPT_JSON:         o->json = true; break;
+      case OPT_REGION:
+        if (!estimate_parse_region (optarg, &o->s.file_mask.region))
+          return die (2, "--region: '%s' is not X,Y,W,H (whole numbers, W and H above 0)",
+                      optarg);
+        o->s.file_mask.has_region = true;
+        break;
+      case OPT_STAR:
+        if (!estimate_parse_star (optarg, &o->s.file_mask))
+          return die (2, "--star: '%s' is not X,Y,R (the centre, and a whole radius from 1 "
+                      "to %d)", optarg, CC_MASK_MAX / 2);
+        o->star = true;
+        break;
       case OPT_HELP:         return help ();
       case OPT_VERSION:      return puts (PACKAGE_STRING) < 0;
       case OPT_CHANNELS:
@@ -599,12 +646,57 @@ parse_options (int argc, char **argv, Options *o)
   return -1;
 }
 
+/* --estimate-blur, --shape auto, --star, --region and --json, where each
+ * file's mask is made from the file; -1 where they go together with the
+ * rest, else the exit code. */
+static int
+check_file_mask (Options *o)
+{
+  const bool mask_given = o->preset || o->matrix || o->mask_image || o->divisor_given ||
+                          o->offset_given || o->normalize;
+  const bool estimate = o->estimate_blur || o->shape_auto;
+  const CcShape shape = o->shape.shape;
+  FileMask *fm = &o->s.file_mask;
+
+  if (o->estimate_blur && (o->s.deconvolve || o->dir || o->print_matrix))
+    return die (2, "--estimate-blur prints the blur: leave out --deconvolve, -o and "
+                "--print-matrix (--deconvolve ALGO --shape auto deconvolves by it)");
+  if (o->shape_auto && !o->estimate_blur && !o->s.deconvolve)
+    return die (2, "--shape auto needs --estimate-blur or --deconvolve");
+  if (o->estimate_blur && shape != CC_SHAPE_MATRIX && shape != CC_SHAPE_DISC &&
+      shape != CC_SHAPE_GAUSSIAN && shape != CC_SHAPE_MOTION)
+    return die (2, "--estimate-blur finds a disc, a gaussian or a motion line: give --shape "
+                "auto, disc, gaussian or motion");
+  if (estimate && (mask_given || o->star))
+    return die (2, "%s: the estimate makes the mask: leave out --preset, --matrix, "
+                "--mask-image, --star, --divisor, --offset and --normalize",
+                o->estimate_blur ? "--estimate-blur" : "--shape auto");
+  if (estimate && o->shape_option)
+    return die (2, "--%s: the estimate finds it: leave it out", o->shape_option);
+  if (o->star && (mask_given || shape != CC_SHAPE_MATRIX))
+    return die (2, "--star makes the mask, scaled to sum 1: leave out --shape, --preset, "
+                "--matrix, --mask-image, --divisor, --offset and --normalize");
+  if ((o->star || o->shape_auto) && o->print_matrix)
+    return die (2, "--print-matrix: %s makes each input's own mask", o->star ? "--star"
+                                                                          : "--shape auto");
+  if (o->json && !o->estimate_blur)
+    return die (2, "--json is --estimate-blur's: give --estimate-blur too");
+  if (fm->has_region && !estimate)
+    return die (2, "--region is the estimate's: give --estimate-blur or --shape auto");
+  fm->kind = o->star ? FILE_MASK_STAR : estimate ? FILE_MASK_ESTIMATE : FILE_MASK_NONE;
+  fm->shape = shape;
+  return -1;
+}
+
 /* Options that do not go together; -1 where they do, else the exit code. */
 static int
 check_options (Options *o)
 {
   const bool matrix_given = o->matrix || o->divisor_given || o->offset_given || o->normalize;
+  int code;
 
+  if ((code = check_file_mask (o)) >= 0)
+    return code;
   if (o->mask_image && (o->shape.shape != CC_SHAPE_MATRIX || o->preset || matrix_given))
     return die (2, "--mask-image makes the mask, scaled to sum 1: leave out --shape, --preset, "
                 "--matrix, --divisor, --offset and --normalize");
@@ -623,14 +715,16 @@ check_options (Options *o)
   return -1;
 }
 
-/* The mask from the image, the preset, or the matrix or shape; -1, or the
- * exit code. */
+/* The mask from the image, the preset, or the matrix or shape, where
+ * the files do not make their own; -1, or the exit code. */
 static int
 make_mask (Options *o, double **values)
 {
   char error[1024], *text;
   bool parsed;
 
+  if (o->s.file_mask.kind != FILE_MASK_NONE)
+    return -1;   /* each file's own, made from it */
   if (o->mask_image)
     return mask_of_image (o->mask_image, &o->s.mask, values, error, sizeof error)
            ? -1 : die (2, "--mask-image %s: %s", o->mask_image, error);
@@ -710,7 +804,7 @@ run_files (Options *o, int n, char **names)
     {
       jobs[i].in = names[i];
       jobs[i].raw_in = is_raw_file (names[i]);
-      jobs[i].whole = o->s.deconvolve;
+      jobs[i].whole = o->s.deconvolve || o->s.file_mask.kind != FILE_MASK_NONE;
     }
   outputs_catch_signals ();
   o->s.batch = o->dir != NULL;
@@ -720,6 +814,21 @@ run_files (Options *o, int n, char **names)
   for (int i = 0; i < n_jobs; i++)
     free (jobs[i].out);
   free (jobs);
+  cc_context_free (o->s.ctx);
+  return status;
+}
+
+/* --estimate-blur IN: the exit code. */
+static int
+run_estimate (Options *o, int n, char **names)
+{
+  int status;
+
+  if (n != 1)
+    return die (2, "--estimate-blur takes one file, IN (see --help)");
+  if (!(o->s.ctx = cc_context_new ()))
+    return die (1, "out of memory");
+  status = estimate_file (names[0], &o->s, o->json);
   cc_context_free (o->s.ctx);
   return status;
 }
@@ -747,6 +856,8 @@ main (int argc, char **argv)
     }
   if (o.print_matrix)
     status = print_mask (&o.s.mask, optind != argc);
+  else if (o.estimate_blur)
+    status = run_estimate (&o, argc - optind, argv + optind);
   else if ((status = check_files (&o, argc - optind, argv + optind, &need_files)) < 0)
     status = run_files (&o, argc - optind, argv + optind);
   if (need_files)

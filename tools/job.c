@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimate.h"
 #include "job.h"
 #include "outputs.h"
 
@@ -252,14 +253,74 @@ convolve_stream (Job *job, const Settings *s, const CcOptions *options)
   job->reader = NULL;
 }
 
+/* The samples as the engine takes them: a file read through a library as
+ * the GEGL operation takes such a layer in GIMP. */
+bool
+job_work (Job *job, const Settings *s, FileImage *work, CcTransfer **transfer,
+          CcOptions *options)
+{
+  char error[512];
+
+  *transfer = NULL;
+  if (job->failed)
+    return false;
+  if (job->src.format)
+    {
+      if (!files_work (&job->src, !s->perceptual, s->options.clamp, work, transfer, error,
+                       sizeof error))
+        return job_fail (job, "%s: %s", job->in, error);
+    }
+  else
+    {
+      *work = job->src;
+      *transfer = raw_transfer (work, s);
+      raw_encoding (&work->image, work->alpha, s, true);
+    }
+  options_for (s, work, options);
+  options->transfer = *transfer;
+  return true;
+}
+
+/* The whole image convolved (or deconvolved) by 'mask' into job->dst, in
+ * the file's own format. */
+static void
+compute_whole (Job *job, const Settings *s, const FileImage *work, const CcOptions *options,
+               const CcMask *mask)
+{
+  char error[512];
+  CcResult r;
+
+  job->dst = *work;
+  job->dst.image.data = malloc ((size_t) (work->image.stride * work->image.height));
+  if (!job->dst.image.data)
+    job_fail (job, "%s: out of memory", job->in);
+  else if ((s->deconvolve
+              ? cc_deconvolve (s->ctx, &work->image, &job->dst.image, mask, options,
+                               &s->deconvolution, &r)
+              : cc_convolve (s->ctx, &work->image, 0, 0, &job->dst.image, mask, options,
+                             &r)) != CC_OK)
+    job_fail (job, "%s: %s", job->in, r.message);
+  else
+    {
+      add_times (&job->result, &r);
+      job->strips = 1;
+      if (!job->src.format)
+        raw_encoding (&job->dst.image, job->dst.alpha, s, false);
+      else if (!files_unwork (&job->dst, &job->src, error, sizeof error))
+        job_fail (job, "%s: %s", job->in, error);
+    }
+  if (job->failed)
+    files_image_free (&job->dst);
+}
+
 void
 job_compute (Job *job, const Settings *s)
 {
   CcTransfer *transfer = NULL;
   CcOptions options;
   FileImage work;
-  char error[512];
-  CcResult r;
+  CcMask own;
+  double *own_values = NULL;
 
   if (job->failed)
     return;
@@ -275,47 +336,16 @@ job_compute (Job *job, const Settings *s)
       cc_transfer_free (transfer);
       return;
     }
-  /* The samples as the engine takes them: a file read through a library as
-   * the GEGL operation takes such a layer in GIMP. */
-  if (job->src.format)
+  if (!job_work (job, s, &work, &transfer, &options))
     {
-      if (!files_work (&job->src, !s->perceptual, s->options.clamp, &work, &transfer, error,
-                       sizeof error))
-        {
-          job_fail (job, "%s: %s", job->in, error);
-          files_image_free (&job->src);
-          return;
-        }
+      files_image_free (&job->src);
+      return;
     }
-  else
-    {
-      work = job->src;
-      transfer = raw_transfer (&work, s);
-      raw_encoding (&work.image, work.alpha, s, true);
-    }
-  options_for (s, &work, &options);
-  options.transfer = transfer;
-  job->dst = work;
-  job->dst.image.data = malloc ((size_t) (work.image.stride * work.image.height));
-  if (!job->dst.image.data)
-    job_fail (job, "%s: out of memory", job->in);
-  else if ((s->deconvolve
-              ? cc_deconvolve (s->ctx, &work.image, &job->dst.image, &s->mask, &options,
-                               &s->deconvolution, &r)
-              : cc_convolve (s->ctx, &work.image, 0, 0, &job->dst.image, &s->mask, &options,
-                             &r)) != CC_OK)
-    job_fail (job, "%s: %s", job->in, r.message);
-  else
-    {
-      add_times (&job->result, &r);
-      job->strips = 1;
-      if (!job->src.format)
-        raw_encoding (&job->dst.image, job->dst.alpha, s, false);
-      else if (!files_unwork (&job->dst, &job->src, error, sizeof error))
-        job_fail (job, "%s: %s", job->in, error);
-    }
-  if (job->failed)
-    files_image_free (&job->dst);
+  if (s->file_mask.kind == FILE_MASK_NONE)
+    compute_whole (job, s, &work, &options, &s->mask);
+  else if (file_mask_make (job, s, &work.image, &options, &own, &own_values))
+    compute_whole (job, s, &work, &options, &own);
+  free (own_values);
   cc_transfer_free (transfer);
   if (work.image.data != job->src.image.data)
     files_image_free (&work);

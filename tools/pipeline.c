@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "estimate.h"
 #include "pipeline.h"
 
 typedef struct
@@ -89,7 +90,9 @@ report (Run *run, Job *job)
 {
   const CcResult *r = &job->result;
   struct rusage usage;
+  char estimate[256];
 
+  estimate_format (&job->estimate, false, estimate, sizeof estimate);
   pthread_mutex_lock (&run->print_lock);
   run->done++;
   if (run->tty && run->n_jobs > 1)
@@ -101,6 +104,8 @@ report (Run *run, Job *job)
     }
   else if (run->settings->verbose && !run->settings->batch)
     {
+      if (job->estimated)
+        printf ("estimate: %s (%.3f ms)\n", estimate, job->estimate_ms);
       printf ("method: %s\ndevice: %s\n", cc_method_name (r->method_used), r->device);
       if (r->kernel[0])
         printf ("kernels: %s\n", r->kernel);
@@ -113,8 +118,12 @@ report (Run *run, Job *job)
         printf ("peak host memory: %.1f MB\n", usage.ru_maxrss / 1024.0);
     }
   else if (run->settings->verbose)
-    printf ("%s: %s on %s, %.3f ms\n", job->out, cc_method_name (r->method_used), r->device,
-            r->total_ms);
+    {
+      if (job->estimated)
+        printf ("%s: estimate: %s (%.3f ms)\n", job->out, estimate, job->estimate_ms);
+      printf ("%s: %s on %s, %.3f ms\n", job->out, cc_method_name (r->method_used), r->device,
+              r->total_ms);
+    }
   progress_draw (run);
   pthread_mutex_unlock (&run->print_lock);
 }
