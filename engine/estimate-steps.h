@@ -29,16 +29,23 @@ cc_estimate_sums (double u, double p, int step, double A, double noise, double s
   s[4] += w * p;
 }
 
-/* The step's new A and noise from its sums; false where the system is
- * singular (the fit keeps the last). */
+/* The step's new A and noise from its sums; false where the sums are
+ * empty (the fit keeps the last).  Where u does not vary (no blur, and a
+ * flat spectrum: white noise) A and the noise are one: all of it noise. */
 CC_HD bool
 cc_estimate_solve (const double s[5], double *A, double *noise)
 {
   const double det = s[0] * s[2] - s[1] * s[1];
   double a, n;
 
-  if (det <= 0)
+  if (!(s[2] > 0))
     return false;
+  if (det <= 1e-9 * s[0] * s[2])
+    {
+      *A = 0.0;
+      *noise = s[4] / s[2];
+      return true;
+    }
   a = (s[3] * s[2] - s[1] * s[4]) / det;
   n = (s[0] * s[4] - s[1] * s[3]) / det;
   if (a <= 0)

@@ -18,10 +18,13 @@
 #include "samples.h"
 
 /* The image's spectrum model, S(rho) = A rho^-alpha, takes its exponent
- * from this grid: photographs lie between 1 and 5. */
-#define ALPHAS      9
-#define ALPHA_FIRST 1.0
+ * from this grid: photographs lie between 1 and 5, noise at 0. */
+#define ALPHAS      11
+#define ALPHA_FIRST 0.0
 #define ALPHA_STEP  0.5
+/* Below this confidence the estimate says it found no blur: noise alone
+ * reaches 0.04, the blurs of tests/test-estimate 0.25 and more. */
+#define CONFIDENCE_LEAST 0.1
 /* Tiles along a side of the region at most. */
 #define TILES_ALONG 12
 /* The shortest motion line searched, as its half-length. */
@@ -42,11 +45,10 @@ typedef struct
 } Spectrum;
 
 /* A candidate's fit: its negative log-likelihood (per tile, summed over
- * the frequencies), and the model's parameters. */
+ * the frequencies), at its best exponent. */
 typedef struct
 {
   double nll;
-  double alpha, scale, noise;
 } Fit;
 
 /* ---- A power-of-two FFT, in place, for the periodogram and the masks ---- */
@@ -305,7 +307,7 @@ static Fit
 fit_alpha (const Spectrum *s, const float *hs, const float *ra)
 {
   double A = 0.0, n = 0.0;
-  Fit f = { DBL_MAX, 0, 0, 0 };
+  Fit f = { 0.0 };
 
   for (int it = 0; it < CC_ESTIMATE_FIT_STEPS; it++)
     {
@@ -316,13 +318,8 @@ fit_alpha (const Spectrum *s, const float *hs, const float *ra)
       if (!cc_estimate_solve (sums, &A, &n))
         break;
     }
-  f.nll = 0.0;
   for (int k = 0; k < s->K; k++)
-    {
-      f.nll += cc_estimate_term ((double) hs[k] * ra[k], s->power[k], A, n);
-    }
-  f.scale = A;
-  f.noise = n;
+    f.nll += cc_estimate_term ((double) hs[k] * ra[k], s->power[k], A, n);
   return f;
 }
 
@@ -331,17 +328,14 @@ fit_alpha (const Spectrum *s, const float *hs, const float *ra)
 static Fit
 fit_mask (const Spectrum *s, const float *hs)
 {
-  Fit best = { DBL_MAX, 0, 0, 0 };
+  Fit best = { DBL_MAX };
 
   for (int a = 0; a < ALPHAS; a++)
     {
       Fit f = fit_alpha (s, hs, s->rho_alpha + a * (s->T * s->T / 2));
 
       if (f.nll < best.nll)
-        {
-          best = f;
-          best.alpha = ALPHA_FIRST + a * ALPHA_STEP;
-        }
+        best = f;
     }
   return best;
 }
@@ -509,8 +503,7 @@ gpu_score (Search *se, const CcShapeSpec *specs, int n, Fit *fits)
       se->status = cc_gpu_estimate_scores (se->gpu, &es, n, first, taps, nll, se->message,
                                            sizeof se->message);
       for (int i = 0; se->status == CC_OK && i < n; i++)
-        fits[i] = (Fit) { first[i + 1] > first[i] && isfinite (nll[i]) ? nll[i] : DBL_MAX,
-                          0, 0, 0 };
+        fits[i] = (Fit) { first[i + 1] > first[i] && isfinite (nll[i]) ? nll[i] : DBL_MAX };
     }
   free (first);
   free (taps);
@@ -570,7 +563,7 @@ search_radius (Search *se, CcShape shape, CcShapeSpec *out)
   const Spectrum *s = se->s;
   enum { N = 200 };
   CcShapeSpec specs[N];
-  Fit fits[N], best = { DBL_MAX, 0, 0, 0 };
+  Fit fits[N], best = { DBL_MAX };
   int n = 0, i;
   double centre;
 
@@ -594,7 +587,7 @@ static Fit
 refine_motion (Search *se, CcShapeSpec *c, double dr, int nr, double da, CcShapeSpec *specs,
                Fit *fits)
 {
-  Fit none = { DBL_MAX, 0, 0, 0 };
+  Fit none = { DBL_MAX };
   const CcShapeSpec centre = *c;
   int n = 0, i;
 
@@ -623,7 +616,7 @@ search_motion (Search *se, CcShapeSpec *out)
   const int coarse_n = (int) radius_max (s->T) * 30;
   CcShapeSpec *specs = malloc (sizeof *specs * (coarse_n > 400 ? coarse_n : 400));
   Fit *fits = malloc (sizeof *fits * (coarse_n > 400 ? coarse_n : 400));
-  Fit best = { DBL_MAX, 0, 0, 0 };
+  Fit best = { DBL_MAX };
   CcShapeSpec top[3];
   int n = 0, tops = 0;
 
@@ -880,6 +873,9 @@ cc_estimate_blur (CcContext *ctx, const CcImage *src, const CcRect *region, CcSh
 
       status = cc_run_gpu_or_cpu (options->method, &where, note, sizeof note, r);
       r->kernel_ms = cc_now_ms () - searched;
+      if (status == CC_OK && out->confidence < CONFIDENCE_LEAST)
+        status = cc_fail (r, CC_ERROR_INVALID, "no blur found: the image is about as likely "
+                          "without one (confidence %.2f)", out->confidence);
       if (status == CC_OK)
         snprintf (r->message, sizeof r->message, "%s", note);
       else
