@@ -3,6 +3,8 @@
  *   plug-in-cuda-deconvolve        deconvolution, for scripts (the menu's
  *                                  Filters > Enhance entry is GIMP's own
  *                                  dialog for cuda:deconvolve)
+ *   plug-in-cuda-estimate-blur     the blur estimated and restored
+ *                                  (Filters > Enhance)
  *   plug-in-cuda-convolve-presets  the preset ids they know
  *
  * Copyright (C) 2026 gimp-cuda-convolve authors
@@ -27,10 +29,12 @@
 #include "filter.h"
 #include "settings.h"
 #include "dialog.h"
+#include "estimate.h"
 
 #define PLUG_IN_PROC            "plug-in-cuda-convolve"
 #define PLUG_IN_DECONVOLVE_PROC "plug-in-cuda-deconvolve"
 #define PLUG_IN_PRESETS_PROC    "plug-in-cuda-convolve-presets"
+#define PLUG_IN_ESTIMATE_PROC   "plug-in-cuda-estimate-blur"
 
 
 typedef struct _Convolve      Convolve;
@@ -64,6 +68,12 @@ static GimpValueArray * convolve_run              (GimpProcedure        *procedu
                                                    GimpProcedureConfig  *config,
                                                    gpointer              run_data);
 static GimpValueArray * deconvolve_run            (GimpProcedure        *procedure,
+                                                   GimpRunMode           run_mode,
+                                                   GimpImage            *image,
+                                                   GimpDrawable        **drawables,
+                                                   GimpProcedureConfig  *config,
+                                                   gpointer              run_data);
+static GimpValueArray * estimate_blur_run         (GimpProcedure        *procedure,
                                                    GimpRunMode           run_mode,
                                                    GimpImage            *image,
                                                    GimpDrawable        **drawables,
@@ -110,6 +120,7 @@ convolve_query_procedures (GimpPlugIn *plug_in)
   GList *list = g_list_append (NULL, g_strdup (PLUG_IN_PROC));
 
   list = g_list_append (list, g_strdup (PLUG_IN_DECONVOLVE_PROC));
+  list = g_list_append (list, g_strdup (PLUG_IN_ESTIMATE_PROC));
   return g_list_append (list, g_strdup (PLUG_IN_PRESETS_PROC));
 }
 
@@ -208,6 +219,32 @@ convolve_create_procedure (GimpPlugIn  *plug_in,
       gimp_procedure_set_attribution (procedure, "gimp-cuda-convolve authors",
                                       "GPL-3.0-or-later", "2026");
       add_deconvolve_arguments (procedure);
+    }
+  else if (strcmp (name, PLUG_IN_ESTIMATE_PROC) == 0)
+    {
+      procedure = gimp_image_procedure_new (plug_in, name, GIMP_PDB_PROC_TYPE_PLUGIN,
+                                            estimate_blur_run, NULL, NULL);
+      gimp_procedure_set_image_types (procedure, "RGB*, GRAY*");
+      gimp_procedure_set_sensitivity_mask (procedure, GIMP_PROCEDURE_SENSITIVE_DRAWABLE);
+      gimp_procedure_set_menu_label (procedure, "Estimate and Restore on the GPU...");
+      gimp_procedure_add_menu_path (procedure, "<Image>/Filters/Enhance");
+      gimp_procedure_set_documentation
+        (procedure,
+         "Estimate a blur from the image and restore it",
+         "Estimates the blur of one drawable from the image alone, from the selection's "
+         "bounding box or the whole drawable: a disc's radius (out of focus), a "
+         "Gaussian's (a soft lens), a motion line's half-length and angle (a shake), or "
+         "with auto whichever fits best, with how sure it is; on an NVIDIA GPU through "
+         "CUDA, or on all CPU cores.  With restore, the drawable is restored with it: on "
+         "a layer, where GIMP has the operation cuda:deconvolve, it is added as an effect "
+         "(Richardson-Lucy at its defaults, the estimated shape) that the user can open "
+         "and adjust; else the pixels are restored as plug-in-cuda-deconvolve restores "
+         "them.  It opens no dialog: from the menu it runs with auto and restore, and "
+         "says what it found.",
+         name);
+      gimp_procedure_set_attribution (procedure, "gimp-cuda-convolve authors",
+                                      "GPL-3.0-or-later", "2026");
+      estimate_add_arguments (procedure);
     }
   else if (strcmp (name, PLUG_IN_PRESETS_PROC) == 0)
     {
@@ -499,4 +536,24 @@ deconvolve_run (GimpProcedure        *procedure,
     return gimp_procedure_new_return_values (procedure, status, error);
   return run_settings (procedure, run_mode, image, drawable, config,
                        settings_deconvolve_from_config, NULL, FALSE);
+}
+
+/* No dialog: GIMP's config holds the arguments given, or, from the menu,
+ * those of its last run there: the defaults (auto, restore). */
+static GimpValueArray *
+estimate_blur_run (GimpProcedure        *procedure,
+                   GimpRunMode           run_mode,
+                   GimpImage            *image,
+                   GimpDrawable        **drawables,
+                   GimpProcedureConfig  *config,
+                   gpointer              run_data)
+{
+  GimpPDBStatusType status;
+  GError *error = NULL;
+  GimpDrawable *drawable = one_drawable (procedure, "estimate the blur of", drawables,
+                                         &status, &error);
+
+  if (!drawable)
+    return gimp_procedure_new_return_values (procedure, status, error);
+  return estimate_run (procedure, run_mode, image, drawable, config);
 }

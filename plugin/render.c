@@ -145,6 +145,13 @@ render_source_free (RenderSource *src)
   g_free (src);
 }
 
+const CcImage *
+render_source_image (const RenderSource *src, gboolean *has_alpha)
+{
+  *has_alpha = src->alpha;
+  return &src->image;
+}
+
 guchar *
 render_compute (const RenderSource *src, const RenderSettings *s, CcContext *ctx,
                 CcProgressFunc progress, CcCancelFunc cancel, CcStageFunc stage,

@@ -62,6 +62,10 @@ RenderSource *render_read        (GimpDrawable         *drawable,
                                   const RenderSettings *settings,
                                   GError              **error);
 void        render_source_free   (RenderSource         *source);
+/* The pixels read, for an engine call of the caller's own (the blur's
+ * estimate), and whether their last channel is alpha. */
+const CcImage *render_source_image (const RenderSource *source,
+                                    gboolean           *has_alpha);
 
 /* Convolves a read rectangle, or restores the whole drawable read;
  * returns its pixels in render_format() (g_free them), or NULL and an

@@ -1,26 +1,28 @@
-# plug-in-cuda-deconvolve in real GIMP 3, from Python: registered with
-# plug-in-cuda-convolve's mask arguments and the deconvolution's own, no
-# menu entry of its own; its result equals the tool's --deconvolve on the
-# same pixels (written here as PFM, PGM, PPM or PAM) for Richardson-Lucy
-# and Wiener, RGB, RGBA (alpha kept exactly) and gray, 8-bit and float;
-# a selection is written, the rest not; what it returns is what ran; bad
-# input is refused with the image as it was and clean; restoring a disc
-# blur raises a photograph's PSNR.  Run by tests/test-gimp.sh without the
-# operation (the plug-in's own pixel path) and again with it (CC_OP: GIMP's
-# cuda:deconvolve, merged); it raises at the end when anything failed.
+# plug-in-cuda-deconvolve in real GIMP 3, from Python: its arguments (the
+# mask's as plug-in-cuda-convolve has them), no menu entry; its result the
+# tool's --deconvolve on the same pixels (PFM, PGM, PPM, PAM) for
+# Richardson-Lucy and Wiener, RGB, RGBA (alpha kept) and gray, 8-bit and
+# float; a selection; what it returns; refusals, the image clean; a
+# photograph's PSNR raised.  plug-in-cuda-estimate-blur: a photograph's disc
+# blur found and restored (an effect on a layer where GIMP has the
+# operation), a flat layer refused.  Run by tests/test-gimp.sh without the
+# operation and again with it (CC_OP); it raises when anything failed.
 #
 # SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
 
+import math
 import os
 import sys
 
 sys.path.insert(0, os.environ["CC_TEST_DIR"])
 from helpers import *  # noqa: E402,F401,F403
 
-from gi.repository import GLib  # noqa: E402
+from gi.repository import Gio, GLib  # noqa: E402
 
 DPROC = "plug-in-cuda-deconvolve"
 dproc = pdb.lookup_procedure(DPROC)
+EPROC = "plug-in-cuda-estimate-blur"
+eproc = pdb.lookup_procedure(EPROC)
 SCRATCH = os.environ["CC_SCRATCH"]
 
 MASK_ARGUMENTS = ["preset", "mask-width", "mask-height", "matrix", "divisor", "offset",
@@ -238,10 +240,118 @@ def test_restores():
     check_restores(restore)
 
 
+def test_estimate_registered():
+    """plug-in-cuda-estimate-blur: its arguments and their defaults, its
+    return values, and its menu entry under Filters > Enhance."""
+    if not check(eproc is not None, "%s is registered" % EPROC):
+        return
+    specs = {s.name: s for s in eproc.get_arguments()}
+    got = {n: specs[n].get_default_value() for n in ("shape", "restore") if n in specs}
+    check(sorted(specs) == ["drawables", "image", "restore", "run-mode", "shape"] and
+          got == {"shape": "auto", "restore": True},
+          "estimate: arguments image, drawables, shape (auto), restore (TRUE): %s %s"
+          % (sorted(specs), got))
+    names = [s.name for s in eproc.get_return_values()]
+    check(names == ["shape", "radius", "angle", "confidence"],
+          "estimate: return values shape, radius, angle, confidence: %s" % names)
+    menu = (list(eproc.get_menu_paths()), eproc.get_menu_label())
+    check(menu == (["<Image>/Filters/Enhance"], "Estimate and Restore on the GPU..."),
+          "estimate: in Filters > Enhance as 'Estimate and Restore on the GPU...': %s"
+          % (menu,))
+
+
+def loaded_photograph():
+    """data/photo-astronaut.ppm as File > Open gives it (8-bit sRGB), or,
+    where a slimmed GIMP has no PNM loader, photograph()'s own reading."""
+    if not pdb.procedure_exists("file-pnm-load"):
+        return photograph("astronaut")
+    path = os.path.join(os.environ["CC_TEST_DIR"], "..", "..", "data", "photo-astronaut.ppm")
+    image = Gimp.file_load(Gimp.RunMode.NONINTERACTIVE, Gio.File.new_for_path(path))
+    return image, image.get_layers()[0]
+
+
+def byte_psnr(a, b):
+    mse = sum((x - y) ** 2 for x, y in zip(a, b)) / len(a)
+    return 10 * math.log10(255.0 ** 2 / mse)
+
+
+def test_estimate():
+    """The photograph blurred by a disc of radius 6 (mirror border): the
+    estimate says a disc of radius 6 within 10%, with a confidence in
+    (0, 1]; restore FALSE leaves the image as it was; restore TRUE adds
+    cuda:deconvolve of the returned radius as an effect where GIMP has it
+    (the layer's own pixels untouched), else restores the pixels; either
+    way what is shown is nearer the sharp photograph; a channel's pixels
+    are restored (GIMP keeps effects on layers alone).  A flat layer is
+    refused, saying so, the image as it was."""
+    image, layer = loaded_photograph()
+    shown = Pixels(layer, "R'G'B'A u8", "u8", 4)
+    sharp = shown.raw()
+    status, values = run(image, [layer], shape="disc", radius=6.0, border="mirror")
+    if status != Gimp.PDBStatusType.SUCCESS:
+        raise Exception("the blur failed: %s" % values)
+    channel = Gimp.Channel.new_from_component(image, Gimp.ChannelType.GREEN, "green")
+    image.insert_channel(channel, None, 0)
+    image.clean_all()
+    blurred, filters = shown.raw(), len(layer.get_filters())
+    status, values = run(image, [layer], procedure=eproc, restore=False)
+    check(status == Gimp.PDBStatusType.SUCCESS and values[0] == "disc" and
+          abs(values[1] - 6.0) <= 0.6 and 0.0 < values[3] <= 1.0,
+          "estimate: a disc of radius 6 found as a disc within 10%%, confidence in (0, 1]: "
+          "%r" % (values,))
+    check(shown.raw() == blurred and not image.is_dirty() and
+          len(layer.get_filters()) == filters,
+          "estimate, restore FALSE: the layer as it was, no effect, the image clean")
+    status, values = run(image, [layer], procedure=eproc)
+    added = layer.get_filters()[filters:]
+    if os.environ.get("CC_OP"):
+        check(status == Gimp.PDBStatusType.SUCCESS and len(added) == 1 and
+              added[0].get_operation_name() == "cuda:deconvolve" and
+              added[0].get_config().get_property("radius") == values[1],
+              "estimate, restore: cuda:deconvolve of radius %r added as an effect: %s"
+              % (values[1], [(f.get_operation_name(),
+                              f.get_config().get_property("radius")) for f in added]))
+        check(shown.raw() == blurred, "estimate, restore: the layer's own pixels untouched")
+        restored = rendered(image)
+    else:
+        check(status == Gimp.PDBStatusType.SUCCESS and not added and image.is_dirty(),
+              "estimate, restore without the operation: the pixels restored, no effect: %r"
+              % (values,))
+        restored = shown.raw()
+    before, after = byte_psnr(blurred, sharp), byte_psnr(restored, sharp)
+    check(restored != blurred and after > before,
+          "estimate, restore: what is shown differs from the blurred layer and is nearer "
+          "the sharp photograph: %.2f dB to %.2f dB" % (before, after))
+    green = Pixels(channel, "Y u8", "u8", 1)
+    raw = green.raw()
+    status, values = run(image, [channel], procedure=eproc, shape="disc")
+    check(status == Gimp.PDBStatusType.SUCCESS and abs(values[1] - 6.0) <= 0.6 and
+          green.raw() != raw and not channel.get_filters(),
+          "estimate, restore on a channel: its blur found, its pixels restored (GIMP keeps "
+          "effects on layers alone): %r" % (values,))
+    image.delete()
+
+    image, layer, px = new_image(128, 128, "RGB", "u8")
+    px.write([[[0.5] * 3] * 128] * 128)
+    image.clean_all()
+    raw = px.raw()
+    status, values = run(image, [layer], procedure=eproc)
+    check(status != Gimp.PDBStatusType.SUCCESS and "flat" in str(values[0]),
+          "estimate: a flat layer is refused, saying so: %s %r" % (status, values[0]))
+    check(px.raw() == raw and not image.is_dirty() and not layer.get_filters(),
+          "estimate, a flat layer: pixels untouched, no effect, the image clean")
+    status, values = run(image, [layer], procedure=eproc, shape="disk")
+    check(status != Gimp.PDBStatusType.SUCCESS and "shape 'disk'" in str(values[0]),
+          "estimate: an unknown shape is refused: %s %r" % (status, values[0]))
+    image.delete()
+
+
 test_registered()
 test_equals_tool()
 test_returns()
 test_selection()
 test_refused()
 test_restores()
+test_estimate_registered()
+test_estimate()
 summary("deconvolve")

@@ -1,5 +1,5 @@
-; plug-in-cuda-convolve and plug-in-cuda-deconvolve in real GIMP 3, from
-; Script-Fu, called the way a user types them.  A 5x3 image, black in columns 0-1 and white in 2-4, gives
+; plug-in-cuda-convolve, plug-in-cuda-deconvolve and plug-in-cuda-estimate-blur
+; in real GIMP 3, from Script-Fu, called the way a user types them.  A 5x3 image, black in columns 0-1 and white in 2-4, gives
 ; hand-computed results.  By default they are in linear light, as GIMP's own
 ; Convolution Matrix works: a third of white is sRGB 156.19, two thirds
 ; 213.18, a half 187.52; #:linear FALSE gives GIMP 2's 85 and 170.  Run by tests/test-gimp.sh; it signals an error at
@@ -287,6 +287,25 @@
   (lambda (img layer)
     (plug-in-cuda-deconvolve #:run-mode RUN-NONINTERACTIVE #:image img
                              #:drawables (vector layer) #:algorithm "Wiener")))
+
+;; plug-in-cuda-estimate-blur: a photograph blurred by a disc of radius 6
+;; (mirror border), its blur estimated as a disc within 10%, nothing
+;; restored.
+(let* ((img (car (gimp-image-new 256 192 RGB)))
+       (layer (car (gimp-file-load-layer RUN-NONINTERACTIVE img
+                     (string-append (getenv "CC_TEST_DIR") "/../../data/photo-astronaut.ppm")))))
+  (gimp-image-insert-layer img layer 0 0)
+  (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img #:drawables (vector layer)
+                         #:shape "disc" #:radius 6.0 #:border "mirror")
+  (let ((result (plug-in-cuda-estimate-blur #:run-mode RUN-NONINTERACTIVE #:image img
+                                            #:drawables (vector layer) #:shape "disc"
+                                            #:restore FALSE)))
+    (check (and (equal? (car result) "disc") (< (abs (- (cadr result) 6.0)) 0.6)
+                (> (list-ref result 3) 0.0) (<= (list-ref result 3) 1.0))
+           (string-append "estimate-blur: a disc of radius "
+                          (number->string (cadr result)) ", confidence "
+                          (number->string (list-ref result 3)))))
+  (gimp-image-delete img))
 
 (display "Script-Fu: ") (display checks) (display " checks, ")
 (display failures) (display " failures") (newline)
