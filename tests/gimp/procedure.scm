@@ -290,22 +290,27 @@
 
 ;; plug-in-cuda-estimate-blur: a photograph blurred by a disc of radius 6
 ;; (mirror border), its blur estimated as a disc within 10%, nothing
-;; restored.
-(let* ((img (car (gimp-image-new 256 192 RGB)))
-       (layer (car (gimp-file-load-layer RUN-NONINTERACTIVE img
-                     (string-append (getenv "CC_TEST_DIR") "/../../data/photo-astronaut.ppm")))))
-  (gimp-image-insert-layer img layer 0 0)
-  (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img #:drawables (vector layer)
-                         #:shape "disc" #:radius 6.0 #:border "mirror")
-  (let ((result (plug-in-cuda-estimate-blur #:run-mode RUN-NONINTERACTIVE #:image img
-                                            #:drawables (vector layer) #:shape "disc"
-                                            #:restore FALSE)))
-    (check (and (equal? (car result) "disc") (< (abs (- (cadr result) 6.0)) 0.6)
-                (> (list-ref result 3) 0.0) (<= (list-ref result 3) 1.0))
-           (string-append "estimate-blur: a disc of radius "
-                          (number->string (cadr result)) ", confidence "
-                          (number->string (list-ref result 3)))))
-  (gimp-image-delete img))
+;; restored.  A slimmed GIMP (the GPU machine's) may have no PNM loader.
+(if (= (car (gimp-pdb-procedure-exists "file-pnm-load")) 0)
+    (begin
+      (display "SKIP: estimate-blur from Script-Fu: this GIMP has no PNM loader for the photograph")
+      (newline))
+    (let* ((img (car (gimp-image-new 256 192 RGB)))
+           (layer (car (gimp-file-load-layer RUN-NONINTERACTIVE img
+                         (string-append (getenv "CC_TEST_DIR")
+                                        "/../../data/photo-astronaut.ppm")))))
+      (gimp-image-insert-layer img layer 0 0)
+      (plug-in-cuda-convolve #:run-mode RUN-NONINTERACTIVE #:image img #:drawables (vector layer)
+                             #:shape "disc" #:radius 6.0 #:border "mirror")
+      (let ((result (plug-in-cuda-estimate-blur #:run-mode RUN-NONINTERACTIVE #:image img
+                                                #:drawables (vector layer) #:shape "disc"
+                                                #:restore FALSE)))
+        (check (and (equal? (car result) "disc") (< (abs (- (cadr result) 6.0)) 0.6)
+                    (> (list-ref result 3) 0.0) (<= (list-ref result 3) 1.0))
+               (string-append "estimate-blur: a disc of radius "
+                              (number->string (cadr result)) ", confidence "
+                              (number->string (list-ref result 3)))))
+      (gimp-image-delete img)))
 
 (display "Script-Fu: ") (display checks) (display " checks, ")
 (display failures) (display " failures") (newline)
