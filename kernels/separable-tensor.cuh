@@ -15,7 +15,8 @@
 /* ---- The one pass on tensor cores: one RGBA term 27x27 to 31x31 ----
  *
  * The FP32 one pass takes an issue slot a tap a sample, and every other
- * instruction takes another; it stops at 1.6 times the copy floor.  This
+ * instruction takes another: issue, not memory, bounds it (its figure
+ * against the copy floor is in docs/performance-log.md).  This
  * kernel runs both passes as half-precision MMAs, samples and taps split
  * into halves as conv_tensor9 does.  The column pass comes first: C1 = T X,
  * T the column taps' Toeplitz matrix (16 output rows by 48 input rows,
