@@ -689,7 +689,8 @@ tile_side (int64_t w, int64_t h)
 
 /* How sure: the likelihood's gain over no blur, per tile and frequency,
  * 0 for none and towards 1 for a blur the spectrum shows plainly; and
- * for 'auto', shared with the next best shape by their likelihoods. */
+ * for 'auto', shared with the next best shape by their likelihoods
+ * (second; DBL_MAX: none, which gives the blur's evidence alone). */
 static double
 confidence (const Spectrum *s, double none, double best, double second)
 {
@@ -809,6 +810,11 @@ best_shape (Search *se, CcShape shape, CcBlurEstimate *out, CcResult *r)
   if (best == DBL_MAX || none == DBL_MAX)
     return cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "out of host memory");
   out->confidence = confidence (s, none, best, second);
+  /* Two shapes that fit alike share the confidence; the evidence for a
+   * blur at all is the best's gain alone. */
+  if (confidence (s, none, best, DBL_MAX) < CONFIDENCE_LEAST)
+    return cc_fail (r, CC_ERROR_INVALID, "no blur found: the image is about as likely "
+                    "without one (confidence %.2f)", confidence (s, none, best, DBL_MAX));
   return CC_OK;
 }
 
@@ -895,9 +901,6 @@ cc_estimate_blur (CcContext *ctx, const CcImage *src, const CcRect *region, CcSh
 
       status = cc_run_gpu_or_cpu (options->method, &where, note, sizeof note, r);
       r->kernel_ms = cc_now_ms () - searched;
-      if (status == CC_OK && out->confidence < CONFIDENCE_LEAST)
-        status = cc_fail (r, CC_ERROR_INVALID, "no blur found: the image is about as likely "
-                          "without one (confidence %.2f)", out->confidence);
       if (status == CC_OK)
         snprintf (r->message, sizeof r->message, "%s", note);
       else
