@@ -17,12 +17,12 @@ cc_cpu_two_passes_pay (int width, int height)
 }
 
 void
-cc_cpu_store_row (const CcJob *job, int64_t x0, int64_t y, int64_t tw, const float *out)
+cc_cpu_store_row_from (const CcJob *job, int64_t x0, int64_t y, int64_t tw, const float *out,
+                       const char *src_row)
 {
   const CcImage *src = job->src, *dst = job->dst;
   const int C = job->channels;
   char *out_row = (char *) dst->data + y * dst->stride;
-  const char *src_row = (const char *) src->data + (job->out_y + y) * src->stride;
 
   if (job->transfer)
     cc_samples_encode (out, tw * C, C, job->colour, job->transfer,
@@ -34,4 +34,11 @@ cc_cpu_store_row (const CcJob *job, int64_t x0, int64_t y, int64_t tw, const flo
       for (int64_t x = 0; x < tw; x++)
         cc_sample_set (out_row, dst->type, (x0 + x) * C + c,
                        cc_sample_get (src_row, src->type, (job->out_x + x0 + x) * C + c));
+}
+
+void
+cc_cpu_store_row (const CcJob *job, int64_t x0, int64_t y, int64_t tw, const float *out)
+{
+  cc_cpu_store_row_from (job, x0, y, tw, out,
+                         (const char *) job->src->data + (job->out_y + y) * job->src->stride);
 }

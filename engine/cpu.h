@@ -40,6 +40,10 @@ void cc_cpu_compute_tile  (const CcJob *job, int64_t x0, int64_t y0, int64_t tw,
  * column x0, in the output's type, copied channels from the source. */
 void cc_cpu_store_row     (const CcJob *job, int64_t x0, int64_t y, int64_t tw,
                            const float *out);
+/* The same with the copied channels from 'src_row' (the source's row y,
+ * or a copy of it taken before an output that is the source is written). */
+void cc_cpu_store_row_from (const CcJob *job, int64_t x0, int64_t y, int64_t tw,
+                            const float *out, const char *src_row);
 
 /* ---- cpu-fft.c: large masks through FFTW (HAVE_FFTW) ---- */
 

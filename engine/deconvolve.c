@@ -93,6 +93,8 @@ typedef struct
   CcGpuSource              *source;     /* the source on the device */
   float                    *dev[4];     /* f, u, t, g on the device */
   bool                      on_gpu;     /* the job ran there, and wrote dst */
+  bool                      staged;     /* it ran there on host planes: u is dst's */
+  int                       spectra_on_host; /* Wiener's steps' spectra in host memory */
   double                    t_read;     /* when the source was read */
   double                    t_restored; /* when the restoring was done */
   CcMethod                  ran;        /* what the last convolution took */
@@ -248,22 +250,28 @@ read_rows (int64_t y0, int64_t y1, void *data)
 
 /* Writes rows y0..y1 of the restored channels, clamped where the options
  * clamp, through the CPU path's row store: alpha and the kept channels
- * copied from the source exactly (d->store's modes). */
+ * copied from the source exactly (d->store's modes); in place, from a copy
+ * of the row taken before it is written over. */
 static void
 write_rows (int64_t y0, int64_t y1, void *data)
 {
   Deconv *d = data;
   const int C = d->src->channels, K = d->K;
+  const size_t row_bytes = (size_t) (d->w * C) * cc_type_size (d->src->type);
+  const bool in_place = d->src->data == d->dst->data;
   float *row = malloc (sizeof (float) * (size_t) (d->w * C));
+  char *kept = in_place ? malloc (row_bytes) : NULL;
 
-  if (!row)
+  if (!row || (in_place && !kept))
     {
       __atomic_store_n (&d->row_failed, true, __ATOMIC_RELAXED);
+      free (row);
       return;
     }
   for (int64_t y = y0; y < y1; y++)
     {
       const float *u = d->u + y * d->w * K;
+      const char *src_row = (const char *) d->src->data + y * d->src->stride;
 
       for (int64_t x = 0; x < d->w; x++)
         for (int c = 0; c < C; c++)
@@ -272,9 +280,12 @@ write_rows (int64_t y0, int64_t y1, void *data)
 
             row[x * C + c] = d->o->clamp ? cc_clamp01f (v) : v;
           }
-      cc_cpu_store_row (&d->store, 0, y, d->w, row);
+      if (kept)
+        memcpy (kept, src_row, row_bytes);
+      cc_cpu_store_row_from (&d->store, 0, y, d->w, row, kept ? kept : src_row);
     }
   free (row);
+  free (kept);
 }
 
 static void
@@ -711,14 +722,17 @@ gpu_method (Deconv *d, char *why, size_t size)
 }
 
 /* The source's restored channels as host planes of floats (d->f), and the
- * estimate's (d->u), for the paths on the CPU. */
+ * estimate's (d->u), for the paths on the CPU and Wiener's staged one (a
+ * second call reads them again into the same planes). */
 static CcStatus
 host_planes (Deconv *d, CcResult *r)
 {
   const size_t bytes = sizeof (float) * (size_t) (d->w * d->h * d->K);
 
   d->planes = d->K;
-  if (!(d->f = malloc (bytes)) || !(d->u = malloc (bytes)) || cc_fault ("cpu"))
+  d->non_finite = 0;
+  if ((!d->f && !(d->f = malloc (bytes))) || (!d->u && !(d->u = malloc (bytes))) ||
+      cc_fault ("cpu"))
     return cc_fail (r, CC_ERROR_OUT_OF_MEMORY,
                     "out of host memory for the deconvolution's planes (%zu MB each)",
                     bytes >> 20);
@@ -794,20 +808,17 @@ wiener_job (Deconv *d, const float *observed, float *restored)
                          d->p->noise, d->ctx->threads, d->workers, wiener_tick, d };
 }
 
-/* Wiener on the GPU: the source up once in its own samples, read into one
- * plane of its colour there, filtered in place (kernels/wiener.cu: the
- * canvas and its steps within the budget left), written back and down
- * once. */
+/* Wiener on the GPU with the image's planes there: the source up once in
+ * its own samples, read into one plane of its colour there, filtered in
+ * place (kernels/wiener.cu: the canvas and its steps within the budget
+ * left), written back and down once. */
 static CcStatus
-wiener_gpu (void *data, CcResult *r)
+wiener_gpu_planes (Deconv *d, CcResult *r)
 {
-  Deconv *d = data;
   const uint64_t budget = device_budget (d), source = source_bytes (d);
   CcWienerJob job;
   CcStatus status;
 
-  /* The transforms are Wiener's own, of the fft method's kind. */
-  d->ran = CC_METHOD_FFT;
   d->planes = d->K;
   if ((status = gpu_source_up (d, r)) != CC_OK)
     return status;
@@ -819,11 +830,50 @@ wiener_gpu (void *data, CcResult *r)
                                         r->message, sizeof r->message)) == CC_OK &&
           (status = cc_gpu_wiener (d->ctx->gpu, &job,
                                    budget ? (budget > source ? budget - source : 1) : 0,
-                                   r->message, sizeof r->message)) == CC_OK)
+                                   false, &d->spectra_on_host, r->message,
+                                   sizeof r->message)) == CC_OK)
         status = cc_gpu_source_write (d->source, d->dev[0], 0, d->K, d->store.mode,
                                       d->o->clamp, r->message, sizeof r->message);
     }
   return gpu_source_down (d, status, r);
+}
+
+/* Wiener on the GPU with the image's planes in host memory, the CPU
+ * path's (read and written there, as the CPU's are), which the kernels
+ * read and write over the bus: where the source and its plane do not fit
+ * beside the canvas.  Only the canvas must fit on the device. */
+static CcStatus
+wiener_gpu_staged (Deconv *d, CcResult *r)
+{
+  CcWienerJob job;
+  CcStatus status;
+
+  if ((status = host_planes (d, r)) != CC_OK)
+    return status;
+  job = wiener_job (d, d->f, d->u);
+  status = cc_gpu_wiener (d->ctx->gpu, &job, device_budget (d), true, &d->spectra_on_host,
+                          r->message, sizeof r->message);
+  d->staged = d->on_gpu = status == CC_OK;
+  return status;
+}
+
+/* Wiener on the GPU: its planes there, or where they do not fit, in host
+ * memory. */
+static CcStatus
+wiener_gpu (void *data, CcResult *r)
+{
+  Deconv *d = data;
+  char why[sizeof r->message];
+  CcStatus status;
+
+  /* The transforms are Wiener's own, of the fft method's kind. */
+  d->ran = CC_METHOD_FFT;
+  if ((status = wiener_gpu_planes (d, r)) != CC_ERROR_OUT_OF_MEMORY)
+    return status;
+  snprintf (why, sizeof why, "%s", r->message);
+  if ((status = wiener_gpu_staged (d, r)) == CC_ERROR_OUT_OF_MEMORY)
+    cc_fail (r, status, "%.300s; with its planes in host memory: %.300s", why, r->message);
+  return status;
 }
 
 static CcStatus
@@ -858,10 +908,14 @@ tell_result (const Deconv *d, const char *note, CcResult *r)
       CcWienerCanvas c;
       const CcWienerJob job = { .width = d->w, .height = d->h, .channels = d->K,
                                 .blur = &d->blur, .border = d->o->border };
+      const int on_host = d->on_gpu ? d->spectra_on_host : 0;
 
       cc_wiener_canvas (&job, &c);
-      snprintf (r->kernel, sizeof r->kernel, "%s wiener, %lldx%lld canvas",
-                d->on_gpu ? "gpu" : "cpu", (long long) c.tx, (long long) c.ty);
+
+      snprintf (r->kernel, sizeof r->kernel, "%s wiener, %lldx%lld canvas%s%.0d%s%s",
+                d->on_gpu ? "gpu" : "cpu", (long long) c.tx, (long long) c.ty,
+                on_host ? ", " : "", on_host, on_host ? " spectra in host memory" : "",
+                d->staged ? ", the planes in host memory" : "");
     }
   if (d->non_finite)
     snprintf (r->message, sizeof r->message, "%s%s%lld non-finite source samples taken as 0",
@@ -924,7 +978,7 @@ cc_deconvolve (CcContext *ctx, const CcImage *src, const CcImage *dst, const CcM
   }
   if (status != CC_OK)
     goto out;
-  if (!d.on_gpu)
+  if (!d.on_gpu || d.staged)
     {
       d.t_restored = cc_now_ms ();
       cc_workers_run (d.workers, d.h, ROWS_GRAIN, write_rows, &d);

@@ -227,14 +227,17 @@ CcStatus       cc_gpu_rl_update  (struct _CcGpu *gpu, float *u, const float *g, 
                                   int64_t w, int64_t h, int K, float tv_weight,
                                   char *message, size_t size);
 /* Wiener's filter on the GPU (kernels/wiener.cu), on the job's planes in
- * device memory (observed and restored may be one), the filter's spectrum
- * made once: CC_ERROR_UNSUPPORTED
+ * device memory, or with 'planes_on_host' in host memory that it maps
+ * (observed and restored may be one), the filter's spectrum made once.
+ * Its canvas is on the device; the steps' spectra are there while they
+ * fit in 'budget' (bytes, 0: the GPU's free memory), and past it in
+ * mapped host memory, *spectra_on_host of them.  CC_ERROR_UNSUPPORTED
  * where a canvas side has a prime factor past 7 or is longer than the
- * GPU's transforms take, CC_ERROR_OUT_OF_MEMORY where the image, the
- * canvas and the filter do not fit in the GPU or 'budget' (bytes, 0: no
- * bound). */
+ * GPU's transforms take, CC_ERROR_OUT_OF_MEMORY where the canvas (and the
+ * planes on the device) do not fit. */
 CcStatus       cc_gpu_wiener     (struct _CcGpu *gpu, const CcWienerJob *job, uint64_t budget,
-                                  char *message, size_t size);
+                                  bool planes_on_host, int *spectra_on_host, char *message,
+                                  size_t size);
 /* The blur estimate's candidates scored on the GPU (kernels/estimate.cu):
  * the spectrum's K frequencies (their index in T x T, the periodogram
  * there, and rho^-alpha for each of 'alphas' exponents, exponent a's from

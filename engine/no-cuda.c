@@ -161,10 +161,11 @@ cc_gpu_rl_update (struct _CcGpu *gpu, float *u, const float *g, float *t, int64_
 }
 
 CcStatus
-cc_gpu_wiener (struct _CcGpu *gpu, const CcWienerJob *job, uint64_t budget, char *message,
-               size_t size)
+cc_gpu_wiener (struct _CcGpu *gpu, const CcWienerJob *job, uint64_t budget,
+               bool planes_on_host, int *spectra_on_host, char *message, size_t size)
 {
-  (void) job; (void) budget;
+  (void) job; (void) budget; (void) planes_on_host;
+  *spectra_on_host = 0;
   return cc_gpu_status (gpu, message, size);
 }
 

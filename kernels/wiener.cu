@@ -502,34 +502,70 @@ points_grid (long long n)
   return (unsigned) (blocks < 8192 ? blocks : 8192);
 }
 
-/* The device's buffers of a job, freed together. */
+/* The device's buffers of a job, freed together.  The canvas w, which
+ * the transforms pass over many times, is always on the device; the
+ * steps' spectra go there too where they fit, the most read first, and
+ * else to host memory that the point-wise kernels read over the bus
+ * (placed_of says which, in that order). */
 struct Buffers
 {
-  float2  *w, *x, *r, *p;  /* the canvas and the steps' spectra */
-  float2  *m;              /* the blur's spectrum */
+  float2  *w, *p, *m, *r, *x;  /* the canvas and the steps' spectra */
   float   *den, *lap;      /* the preconditioner's; the Laplacian's, tx then ty */
   Tap     *taps;           /* rows, then columns */
   double  *blur;           /* folded */
   double2 *spectra;        /* the blur's rows', bh x tx */
   double2 *twiddles;       /* tx, then ty */
   double  *sum;
+  unsigned on_host;        /* bit i: placed_of's buffer i in host memory */
+  float   *planes[2];      /* the job's planes as the kernels see them */
+  float   *registered[2];  /* the host planes mapped for them, or NULL */
 };
 
-static void
-buffers_free (Buffers *b)
+#define PLACED 6
+
+/* The buffers placed where they fit, most read first, and their bytes;
+ * r and p only where the job takes steps. */
+static int
+placed_of (Buffers *b, const CcWienerCanvas &c, size_t spectra_bytes, void **at[PLACED],
+           size_t bytes[PLACED])
 {
+  const size_t canvas = sizeof (float2) * (size_t) c.tx * c.ty;
+  void **const all[PLACED] = { (void **) &b->p, (void **) &b->m, (void **) &b->r,
+                               (void **) &b->x, (void **) &b->den, (void **) &b->spectra };
+  const size_t sizes[PLACED] = { canvas, canvas, canvas, canvas, canvas / 2, spectra_bytes };
+  int n = 0;
+
+  for (int i = 0; i < PLACED; i++)
+    if (c.steps > 0 || (all[i] != (void **) &b->p && all[i] != (void **) &b->r))
+      {
+        at[n] = all[i];
+        bytes[n++] = sizes[i];
+      }
+  return n;
+}
+
+static void
+buffers_free (Buffers *b, const CcWienerCanvas &c, size_t spectra_bytes)
+{
+  void **at[PLACED];
+  size_t bytes[PLACED];
+  const int n = placed_of (b, c, spectra_bytes, at, bytes);
+
+  for (int i = 0; i < n; i++)
+    if (b->on_host & (1u << i))
+      cudaFreeHost (*at[i]);
+    else
+      cudaFree (*at[i]);
+  for (int i = 0; i < 2; i++)
+    if (b->registered[i])
+      cudaHostUnregister (b->registered[i]);
   cudaFree (b->w);
-  cudaFree (b->x);
-  cudaFree (b->r);
-  cudaFree (b->p);
-  cudaFree (b->m);
-  cudaFree (b->den);
   cudaFree (b->lap);
   cudaFree (b->taps);
   cudaFree (b->blur);
-  cudaFree (b->spectra);
   cudaFree (b->twiddles);
   cudaFree (b->sum);
+  cudaGetLastError ();
 }
 
 static CcStatus
@@ -611,7 +647,7 @@ restore_channel (const Buffers &b, const Lines &rows, const Lines &columns,
   for (int inside = 0; inside < (c.steps > 0 ? 2 : 1); inside++)
     {
       wiener_fill<<<grid_over ((int) c.tx, (int) c.ty), 256>>> (
-        b.w, job->observed, b.taps, b.taps + c.ty, (int) c.tx, (int) c.ty, (int) c.left,
+        b.w, b.planes[0], b.taps, b.taps + c.ty, (int) c.tx, (int) c.ty, (int) c.left,
         (int) c.top, w, h, K, k, ghost, inside);
       transform (rows, columns, b.w, (int) c.tx);
       cudaMemsetAsync (b.sum, 0, sizeof (double));
@@ -645,7 +681,7 @@ restore_channel (const Buffers &b, const Lines &rows, const Lines &columns,
     }
   wiener_conj<<<points_grid (n), 256>>> (b.w, b.x, n);
   transform (rows, columns, b.w, (int) c.tx);
-  wiener_extract<<<grid_over (w, h), 256>>> (job->restored, b.w, (int) c.tx, (int) c.left,
+  wiener_extract<<<grid_over (w, h), 256>>> (b.planes[1], b.w, (int) c.tx, (int) c.left,
                                              (int) c.top, w, h, K, k,
                                              1.0f / ((float) c.tx * (float) c.ty));
   return CC_OK;
@@ -690,16 +726,17 @@ host_tables_free (HostTables *t)
   free (t->blur);
 }
 
-/* The canvas, its transforms' lines and the bytes the job needs; or why
- * the GPU cannot take it (CC_ERROR_UNSUPPORTED, CC_ERROR_OUT_OF_MEMORY). */
+/* The canvas, its transforms' lines, and the bytes the job needs on the
+ * device whatever else goes to host memory (the canvas, the tables, and
+ * the image's planes unless 'planes_on_host'); or why the GPU cannot take
+ * it (CC_ERROR_UNSUPPORTED, CC_ERROR_OUT_OF_MEMORY). */
 static CcStatus
-plan_job (struct _CcGpu *g, const CcWienerJob *job, uint64_t budget, CcWienerCanvas *c,
-          Lines *rows, Lines *columns, size_t *spectra_bytes, size_t *needed, char *message,
-          size_t size)
+plan_job (struct _CcGpu *g, const CcWienerJob *job, uint64_t budget, bool planes_on_host,
+          CcWienerCanvas *c, Lines *rows, Lines *columns, size_t *spectra_bytes,
+          size_t *needed, char *message, size_t size)
 {
   /* A line and its second buffer in one block's shared memory. */
   const int64_t side_max = (int64_t) (g->facts.shared_optin / (2 * sizeof (float2)));
-  size_t canvas_bytes;
 
   cc_wiener_canvas (job, c);
   if (c->tx > side_max || c->ty > side_max ||
@@ -711,54 +748,111 @@ plan_job (struct _CcGpu *g, const CcWienerJob *job, uint64_t budget, CcWienerCan
                 (long long) c->tx, (long long) c->ty);
       return CC_ERROR_UNSUPPORTED;
     }
-  /* The image's planes; the canvas and the guess, the steps' residual and
-   * direction; the blur's spectrum, and den as half of one. */
-  canvas_bytes = sizeof (float2) * (size_t) c->tx * c->ty;
   *spectra_bytes = sizeof (double2) * (size_t) c->tx *
                    (size_t) (job->blur->height < c->ty ? job->blur->height : c->ty);
-  *needed = sizeof (float) * (size_t) job->width * job->height * job->channels +
-            (c->steps > 0 ? 4 : 2) * canvas_bytes + canvas_bytes + canvas_bytes / 2 +
-            *spectra_bytes;
+  *needed = (planes_on_host ? 0 : sizeof (float) * (size_t) job->width * job->height *
+                                  job->channels) +
+            sizeof (float2) * (size_t) c->tx * c->ty +
+            (sizeof (float) + sizeof (Tap) + sizeof (double2)) * (size_t) (c->tx + c->ty) +
+            sizeof (double) * ((size_t) job->blur->width * job->blur->height + 1);
   if (budget && *needed > budget)
     {
-      snprintf (message, size, "Wiener's %lldx%lld canvas needs %.1f MB of the GPU, past "
+      snprintf (message, size, "Wiener's %lldx%lld canvas needs %.1f MB of the GPU%s, past "
                 "the device budget of %.1f MB", (long long) c->tx, (long long) c->ty,
-                *needed / 1048576.0, budget / 1048576.0);
+                *needed / 1048576.0, planes_on_host ? "" : " with the image's planes",
+                budget / 1048576.0);
       return CC_ERROR_OUT_OF_MEMORY;
     }
   return CC_OK;
 }
 
-/* The device's buffers, the tables copied up and the line kernel's shared
- * memory set. */
+/* The steps' spectra, each on the device while 'room' lasts (the most
+ * read first), else in mapped host memory. */
 static CcStatus
-buffers_up (Buffers *b, const CcWienerCanvas &c, const HostTables &t, size_t spectra_bytes,
-            size_t needed, const Lines &rows, const Lines &columns, char *message,
-            size_t size)
+place_spectra (Buffers *b, const CcWienerCanvas &c, size_t spectra_bytes, uint64_t room,
+               char *message, size_t size)
 {
-  const size_t canvas_bytes = sizeof (float2) * (size_t) c.tx * c.ty,
-               sides = (size_t) (c.tx + c.ty);
+  void **at[PLACED];
+  size_t bytes[PLACED];
+  const int n = placed_of (b, c, spectra_bytes, at, bytes);
+
+  for (int i = 0; i < n; i++)
+    {
+      if (bytes[i] <= room && cudaMalloc (at[i], bytes[i]) == cudaSuccess)
+        {
+          room -= bytes[i];
+          continue;
+        }
+      cudaGetLastError ();
+      if (cudaHostAlloc (at[i], bytes[i], cudaHostAllocMapped) != cudaSuccess)
+        {
+          cudaGetLastError ();
+          snprintf (message, size, "out of pinned host memory for Wiener's spectra past "
+                    "the GPU's room (%zu MB)", bytes[i] >> 20);
+          return CC_ERROR_OUT_OF_MEMORY;
+        }
+      b->on_host |= 1u << i;
+    }
+  return CC_OK;
+}
+
+/* The job's planes as the kernels see them: its own pointers, or host
+ * planes registered and mapped. */
+static CcStatus
+planes_up (Buffers *b, const CcWienerJob *job, bool planes_on_host, char *message,
+           size_t size)
+{
+  const size_t bytes = sizeof (float) * (size_t) job->width * job->height * job->channels;
+  float *const host[2] = { (float *) job->observed, job->restored };
   cudaError_t err;
 
-  if ((err = cudaMalloc (&b->w, canvas_bytes)) != cudaSuccess ||
-      (err = cudaMalloc (&b->x, canvas_bytes)) != cudaSuccess ||
-      (c.steps > 0 && (err = cudaMalloc (&b->r, canvas_bytes)) != cudaSuccess) ||
-      (c.steps > 0 && (err = cudaMalloc (&b->p, canvas_bytes)) != cudaSuccess) ||
-      (err = cudaMalloc (&b->m, canvas_bytes)) != cudaSuccess ||
-      (err = cudaMalloc (&b->den, canvas_bytes / 2)) != cudaSuccess ||
+  for (int i = 0; i < 2; i++)
+    {
+      b->planes[i] = host[i];
+      if (!planes_on_host)
+        continue;
+      if (i == 1 && host[1] == host[0])
+        {
+          b->planes[1] = b->planes[0];
+          break;
+        }
+      if ((err = cudaHostRegister (host[i], bytes, cudaHostRegisterMapped)) != cudaSuccess)
+        return failed (err, "registering the image's planes in host memory", message, size);
+      b->registered[i] = host[i];
+      if ((err = cudaHostGetDevicePointer ((void **) &b->planes[i], host[i], 0)) != cudaSuccess)
+        return failed (err, "mapping the image's planes in host memory", message, size);
+    }
+  return CC_OK;
+}
+
+/* The device's buffers (the spectra where they fit, within 'budget' or
+ * seven eighths of the GPU's free memory), the tables copied up and the
+ * line kernel's shared memory set. */
+static CcStatus
+buffers_up (Buffers *b, const CcWienerCanvas &c, const HostTables &t, size_t spectra_bytes,
+            size_t needed, uint64_t budget, const Lines &rows, const Lines &columns,
+            char *message, size_t size)
+{
+  const size_t sides = (size_t) (c.tx + c.ty);
+  size_t free_bytes = 0, total = 0;
+  cudaError_t err;
+
+  if ((err = cudaMalloc (&b->w, sizeof (float2) * (size_t) c.tx * c.ty)) != cudaSuccess ||
       (err = cudaMalloc (&b->lap, sizeof (float) * sides)) != cudaSuccess ||
       (err = cudaMalloc (&b->taps, sizeof (Tap) * sides)) != cudaSuccess ||
       (err = cudaMalloc (&b->blur, sizeof (double) * (size_t) t.bw * t.bh)) != cudaSuccess ||
-      (err = cudaMalloc (&b->spectra, spectra_bytes)) != cudaSuccess ||
       (err = cudaMalloc (&b->twiddles, sizeof (double2) * sides)) != cudaSuccess ||
-      (err = cudaMalloc (&b->sum, sizeof (double))) != cudaSuccess)
+      (err = cudaMalloc (&b->sum, sizeof (double))) != cudaSuccess ||
+      (err = cudaMemGetInfo (&free_bytes, &total)) != cudaSuccess)
     {
       cudaGetLastError ();
-      snprintf (message, size, "no room on the GPU for Wiener's %lldx%lld canvas and its "
-                "steps (%zu MB with the image's planes)", (long long) c.tx, (long long) c.ty,
-                needed >> 20);
+      snprintf (message, size, "no room on the GPU for Wiener's %lldx%lld canvas (%zu MB)",
+                (long long) c.tx, (long long) c.ty, needed >> 20);
       return cc_gpu_status_of (err);
     }
+  if (place_spectra (b, c, spectra_bytes, budget ? budget - needed : free_bytes / 8 * 7,
+                     message, size) != CC_OK)
+    return CC_ERROR_OUT_OF_MEMORY;
   if ((err = cudaMemcpy (b->taps, t.taps, sizeof (Tap) * sides, cudaMemcpyHostToDevice)) !=
         cudaSuccess ||
       (err = cudaMemcpy (b->lap, t.lap, sizeof (float) * sides, cudaMemcpyHostToDevice)) !=
@@ -824,24 +918,25 @@ restore_channels (const Buffers &b, const Lines &rows, const Lines &columns,
 }
 
 extern "C" CcStatus
-cc_gpu_wiener (struct _CcGpu *g, const CcWienerJob *job, uint64_t budget, char *message,
-               size_t size)
+cc_gpu_wiener (struct _CcGpu *g, const CcWienerJob *job, uint64_t budget, bool planes_on_host,
+               int *spectra_on_host, char *message, size_t size)
 {
   CcWienerCanvas c;
   Lines rows, columns;
   Buffers b = {};
   HostTables t = {};
-  size_t spectra_bytes, needed;
+  size_t spectra_bytes = 0, needed;
   CcStatus status = cc_gpu_status (g, message, size);
 
+  *spectra_on_host = 0;
   if (status != CC_OK)
     return status;
   /* The fault tests' launch failure (CUDA_CONVOLVE_FAULT=launch), as the
    * scheduler's. */
   if (cc_fault ("launch"))
     return failed (cudaErrorLaunchFailure, "Wiener's transforms", message, size);
-  if ((status = plan_job (g, job, budget, &c, &rows, &columns, &spectra_bytes, &needed,
-                          message, size)) != CC_OK)
+  if ((status = plan_job (g, job, budget, planes_on_host, &c, &rows, &columns, &spectra_bytes,
+                          &needed, message, size)) != CC_OK)
     return status;
   t.taps = (Tap *) malloc (sizeof (Tap) * (size_t) (c.tx + c.ty));
   t.lap = (float *) malloc (sizeof (float) * (size_t) (c.tx + c.ty));
@@ -852,11 +947,13 @@ cc_gpu_wiener (struct _CcGpu *g, const CcWienerJob *job, uint64_t budget, char *
       snprintf (message, size, "out of host memory for Wiener's maps");
       return CC_ERROR_OUT_OF_MEMORY;
     }
-  if ((status = buffers_up (&b, c, t, spectra_bytes, needed, rows, columns, message, size)) ==
-        CC_OK &&
+  if ((status = buffers_up (&b, c, t, spectra_bytes, needed, budget, rows, columns, message,
+                            size)) == CC_OK &&
+      (status = planes_up (&b, job, planes_on_host, message, size)) == CC_OK &&
       (status = blur_spectrum (b, c, t, job, message, size)) == CC_OK)
     status = restore_channels (b, rows, columns, c, job, message, size);
-  buffers_free (&b);
+  *spectra_on_host = __builtin_popcount (b.on_host);
+  buffers_free (&b, c, spectra_bytes);
   host_tables_free (&t);
   return status;
 }

@@ -3,7 +3,8 @@
  * borders, total variation, each sample type with and without a transfer,
  * a device budget, and 'auto''s reason where it takes the CPU.  Wiener on
  * the GPU against FFTW's, for masks to 1023x1023 and every border (without
- * FFTW: the GPU's path, and the CPU's refusal).
+ * FFTW: the GPU's path, and the CPU's refusal), and under device budgets
+ * that keep its spectra or planes in host memory.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -550,6 +551,94 @@ run_wiener_budget (CcContext *ctx)
   cc_context_set_device_budget (ctx, 0);
 }
 
+/* Wiener under device budgets that leave room for its canvas but not for
+ * all its steps' spectra (those past it kept in host memory), or not even
+ * for the image's planes beside it (read and written in host memory): on
+ * the GPU still, the whole GPU's result within one code, the CPU's within
+ * one where it has FFTW, alpha kept.  An 8-bit RGBA photograph-like
+ * image, blurred by a disc first, restored in place. */
+static void
+run_wiener_staged (CcContext *ctx)
+{
+  const int64_t w = 701, h = 933;
+  const size_t n = (size_t) (w * h * 4);
+  /* The source 2.6 MB and its plane 7.8 MB; the 750x980 canvas 5.9 MB. */
+  static const struct { uint64_t budget; const char *path; } budgets[] = {
+    { 24 << 20, "spectra in host memory" }, { 12 << 20, "the planes in host memory" },
+  };
+  uint8_t *in = malloc (n), *whole = malloc (n), *staged = malloc (n), *cpu = malloc (n);
+  float *scene = malloc (sizeof (float) * n), *blurred = malloc (sizeof (float) * n);
+  const CcImage fs = { scene, CC_TYPE_FLOAT, 4, w, h, w * 16, false };
+  const CcImage fb = { blurred, CC_TYPE_FLOAT, 4, w, h, w * 16, false };
+  const CcImage src = { in, CC_TYPE_U8, 4, w, h, w * 4, false };
+  const CcImage out_whole = { whole, CC_TYPE_U8, 4, w, h, w * 4, false };
+  const CcImage out_cpu = { cpu, CC_TYPE_U8, 4, w, h, w * 4, false };
+  const CcImage in_place = { staged, CC_TYPE_U8, 4, w, h, w * 4, false };
+  const GpuCase c = { 15, CC_SHAPE_DISC, 0, 0, 0, CC_BORDER_MIRROR, 0, CC_METHOD_AUTO };
+  CcDeconvolveParams p;
+  CcOptions o;
+  CcResult rw, rs, rc;
+  CcMask mask, blur;
+  double *values = case_mask (&c, &mask);
+  CcStatus sw, ss, sc = CC_OK;
+
+  blur = mask;
+  cc_mask_normalize (&blur);
+  for (size_t i = 0; i < n; i++)
+    scene[i] = check_scene ((int64_t) (i / 4) % w, (int64_t) (i / 4) / w, (int) (i % 4));
+  cc_options_init (&o);
+  o.border = c.border;
+  o.method = CC_METHOD_CPU;
+  CHECK (cc_convolve (ctx, &fb, 0, 0, &fs, &blur, &o, &rc) == CC_OK, "the blur: %s",
+         rc.message);
+  for (size_t i = 0; i < n; i++)
+    in[i] = (uint8_t) (i % 4 == 3 ? 40 + i / 4 % 200
+                                  : lrint (255 * fmin (fmax (blurred[i], 0.0), 1.0)));
+  cc_deconvolve_params_init (&p);
+  p.algorithm = CC_DECONVOLVE_WIENER;
+  o.has_alpha = true;
+  o.method = CC_METHOD_AUTO;
+  sw = cc_deconvolve (ctx, &src, &out_whole, &mask, &o, &p, &rw);
+  if (check_cpu_wiener ())
+    {
+      o.method = CC_METHOD_CPU;
+      sc = cc_deconvolve (ctx, &src, &out_cpu, &mask, &o, &p, &rc);
+      o.method = CC_METHOD_AUTO;
+    }
+  for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; b++)
+    {
+      int from_whole = 0, from_cpu = 0, kept = 0;
+
+      memcpy (staged, in, n);
+      cc_context_set_device_budget (ctx, budgets[b].budget);
+      ss = cc_deconvolve (ctx, &in_place, &in_place, &mask, &o, &p, &rs);
+      cc_context_set_device_budget (ctx, 0);
+      for (size_t i = 0; i < n; i++)
+        {
+          const int dw = abs ((int) staged[i] - (int) whole[i]);
+          const int dc = check_cpu_wiener () ? abs ((int) staged[i] - (int) cpu[i]) : 0;
+
+          from_whole = dw > from_whole ? dw : from_whole;
+          from_cpu = dc > from_cpu ? dc : from_cpu;
+          kept += i % 4 == 3 && staged[i] != in[i];
+        }
+      CHECK (sw == CC_OK && ss == CC_OK && sc == CC_OK &&
+             strncmp (rs.kernel, "gpu wiener", 10) == 0 && strstr (rs.kernel, budgets[b].path) &&
+             from_whole <= 1 && from_cpu <= 1 && kept == 0,
+             "Wiener, 8-bit RGBA in place under a %llu MB device budget: '%s' (%.1f ms), %d "
+             "codes from the whole GPU's ('%s', %.1f ms), %d from the CPU's, %d alpha samples "
+             "changed ('%s')", (unsigned long long) (budgets[b].budget >> 20), rs.kernel,
+             rs.total_ms, from_whole, rw.kernel, rw.total_ms, from_cpu, kept, rs.message);
+    }
+  free (values);
+  free (in);
+  free (whole);
+  free (staged);
+  free (cpu);
+  free (scene);
+  free (blurred);
+}
+
 /* The photographs' restorations on the GPU gain as much as on the CPU
  * (Wiener where the CPU has it), and each as much as check_restoration
  * asks. */
@@ -609,6 +698,7 @@ check_deconvolve_gpu (CcContext *ctx, bool reduced)
     run_case (ctx, &cases[c], reduced ? 3 : 10);
   for (size_t c = 0; c < nw; c++)
     run_wiener (ctx, &wiener_cases[c]);
+  run_wiener_staged (ctx);
   if (!reduced)
     {
       for (size_t c = 0; c < sizeof samples / sizeof samples[0]; c++)

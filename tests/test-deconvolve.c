@@ -128,15 +128,17 @@ test_against_definition (CcContext *ctx)
     }
 }
 
-/* Alpha and the kept colour channels come out as they went in, exactly;
- * an identity mask gives the image back, through the sRGB transfer. */
+/* Alpha and the kept colour channels come out as they went in, exactly,
+ * restored into another image or in place; an identity mask gives the
+ * image back, through the sRGB transfer. */
 static void
 test_kept_channels (CcContext *ctx)
 {
   const int64_t w = 48, h = 40;
-  uint8_t in[48 * 40 * 4], out[48 * 40 * 4];
+  uint8_t in[48 * 40 * 4], out[48 * 40 * 4], again[48 * 40 * 4];
   const CcImage src = { in, CC_TYPE_U8, 4, w, h, w * 4, false };
   const CcImage dst = { out, CC_TYPE_U8, 4, w, h, w * 4, false };
+  const CcImage in_place = { again, CC_TYPE_U8, 4, w, h, w * 4, false };
   double one = 1.0;
   CcMaskSource shape = { .shape = { CC_SHAPE_DISC, 2.0, 0, 6, 0.5 } };
   CcMask mask, identity = { 1, 1, &one, 1.0, 0.0 };
@@ -176,6 +178,11 @@ test_kept_channels (CcContext *ctx)
       CHECK (kept_wrong == 0 && moved > w * h / 2,
              "%s: alpha and green kept (%d samples differ), red and blue restored (%d moved)",
              cc_deconvolve_algorithm_name (p.algorithm), kept_wrong, moved);
+      memcpy (again, in, sizeof in);
+      CHECK (cc_deconvolve (ctx, &in_place, &in_place, &mask, &o, &p, &r) == CC_OK &&
+             memcmp (again, out, sizeof out) == 0,
+             "%s in place: the bytes it writes into another image (%s)",
+             cc_deconvolve_algorithm_name (p.algorithm), r.message);
       p.noise = 0;
       CHECK (cc_deconvolve (ctx, &src, &dst, &identity, &o, &p, &r) == CC_OK &&
              memcmp (in, out, sizeof in) == 0,
