@@ -9,13 +9,13 @@
  */
 #include "config.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "estimate.h"
 #include "filter.h"
 #include "render.h"
 #include "setting-table.h"
+#include "settings.h"
 
 void
 estimate_add_arguments (GimpProcedure *procedure)
@@ -122,29 +122,18 @@ estimate (GimpDrawable *drawable, const RenderSettings *s, CcShape shape, CcCont
   return ok;
 }
 
-/* The estimate's mask into the settings; FALSE and why. */
+/* The estimate's shape into the settings' mask, resolved as every front
+ * end resolves a shape; FALSE and why. */
 static gboolean
 mask_of_estimate (RenderSettings *s, const CcBlurEstimate *found, GError **error)
 {
-  CcMask mask;
-  double *values;
-  char why[256];
+  CcMaskSource source = { 0 };
 
   s->shape.shape = found->shape;
   s->shape.radius = found->radius;
   s->shape.angle = found->angle;
-  if (!cc_mask_shape (&s->shape, &mask, &values, why, sizeof why))
-    {
-      g_set_error (error, GIMP_PLUG_IN_ERROR, 0, "the estimate's mask: %s", why);
-      return FALSE;
-    }
-  s->matrix = g_memdup2 (values, sizeof (gdouble) * mask.width * mask.height);
-  free (values);
-  s->width = mask.width;
-  s->height = mask.height;
-  s->divisor = mask.divisor;
-  s->offset = mask.offset;
-  return TRUE;
+  source.shape = s->shape;
+  return settings_resolve_mask (&source, s, "the estimate's mask: ", error);
 }
 
 /* Restores the drawable as 's' says: cuda:deconvolve appended as an

@@ -114,16 +114,6 @@ convolve_init (Convolve *convolve)
 {
 }
 
-static GList *
-convolve_query_procedures (GimpPlugIn *plug_in)
-{
-  GList *list = g_list_append (NULL, g_strdup (PLUG_IN_PROC));
-
-  list = g_list_append (list, g_strdup (PLUG_IN_DECONVOLVE_PROC));
-  list = g_list_append (list, g_strdup (PLUG_IN_ESTIMATE_PROC));
-  return g_list_append (list, g_strdup (PLUG_IN_PRESETS_PROC));
-}
-
 static gboolean
 convolve_set_i18n (GimpPlugIn   *plug_in,
                    const gchar  *procedure_name,
@@ -134,8 +124,9 @@ convolve_set_i18n (GimpPlugIn   *plug_in,
   return FALSE;
 }
 
+/* plug-in-cuda-convolve's. */
 static void
-add_arguments (GimpProcedure *procedure)
+add_convolve_arguments (GimpProcedure *procedure)
 {
   static const CcSettingId applied[] = { CC_SETTING_ID_CLAMP, CC_SETTING_ID_ALPHA_WEIGHTING,
                                          CC_SETTING_ID_AFFECT_ALPHA };
@@ -169,113 +160,112 @@ add_deconvolve_arguments (GimpProcedure *procedure)
   arguments_add_return_values (procedure, "");
 }
 
-/* plug-in-cuda-convolve, in Filters > Generic. */
-static GimpProcedure *
-convolve_procedure (GimpPlugIn *plug_in, const gchar *name)
+/* plug-in-cuda-convolve-presets' one return value. */
+static void
+add_presets_return_value (GimpProcedure *procedure)
 {
-  GimpProcedure *procedure;
-
-  procedure = gimp_image_procedure_new (plug_in, name, GIMP_PDB_PROC_TYPE_PLUGIN,
-                                        convolve_run, NULL, NULL);
-  gimp_procedure_set_image_types (procedure, "RGB*, GRAY*");
-  gimp_procedure_set_sensitivity_mask (procedure, GIMP_PROCEDURE_SENSITIVE_DRAWABLE);
-  gimp_procedure_set_menu_label (procedure, "CUDA Convolution Matrix...");
-  gimp_procedure_add_menu_path (procedure, "<Image>/Filters/Generic");
-  gimp_procedure_set_documentation
-    (procedure,
-     "Convolve with any mask on the GPU",
-     "Convolves the selected part of one drawable with a mask of odd width and "
-     "height from 1 to " G_STRINGIFY (CC_MASK_MAX) ", on an NVIDIA GPU through CUDA, "
-     "or on all CPU cores where no GPU is usable.  out = clamp (sum (mask * in) / "
-     "divisor + offset), in correlation form with values in the 0..1 scale; border "
-     "sets what lies beyond the drawable's edges.  A preset supplies the mask, "
-     "divisor and offset.",
-     name);
-  gimp_procedure_set_attribution (procedure, "gimp-cuda-convolve authors",
-                                  "GPL-3.0-or-later", "2026");
-  add_arguments (procedure);
-  return procedure;
-}
-
-/* plug-in-cuda-deconvolve, for scripts (its menu entry is the operation's). */
-static GimpProcedure *
-deconvolve_procedure (GimpPlugIn *plug_in, const gchar *name)
-{
-  GimpProcedure *procedure;
-
-  /* No menu path: the menu's entry is GIMP's own dialog for the
-   * operation cuda:deconvolve, with its canvas preview. */
-  procedure = gimp_image_procedure_new (plug_in, name, GIMP_PDB_PROC_TYPE_PLUGIN,
-                                        deconvolve_run, NULL, NULL);
-  gimp_procedure_set_image_types (procedure, "RGB*, GRAY*");
-  gimp_procedure_set_sensitivity_mask (procedure, GIMP_PROCEDURE_SENSITIVE_DRAWABLE);
-  gimp_procedure_set_documentation
-    (procedure,
-     "Undo a known blur on the GPU",
-     "Restores one drawable as it was before a blur by a known mask (a shape, a "
-     "matrix, a preset or a layer, scaled to sum 1), by Richardson-Lucy or Wiener "
-     "deconvolution, on an NVIDIA GPU through CUDA, or on all CPU cores where no GPU "
-     "is usable.  The whole drawable is read, since every restored pixel depends on "
-     "every pixel; only the selection is written.  It opens no dialog: called "
-     "interactively or with the last values, it runs with the values GIMP kept from "
-     "its last run.",
-     name);
-  gimp_procedure_set_attribution (procedure, "gimp-cuda-convolve authors",
-                                  "GPL-3.0-or-later", "2026");
-  add_deconvolve_arguments (procedure);
-  return procedure;
-}
-
-/* plug-in-cuda-estimate-blur, in Filters > Enhance. */
-static GimpProcedure *
-estimate_procedure (GimpPlugIn *plug_in, const gchar *name)
-{
-  GimpProcedure *procedure;
-
-  procedure = gimp_image_procedure_new (plug_in, name, GIMP_PDB_PROC_TYPE_PLUGIN,
-                                        estimate_blur_run, NULL, NULL);
-  gimp_procedure_set_image_types (procedure, "RGB*, GRAY*");
-  gimp_procedure_set_sensitivity_mask (procedure, GIMP_PROCEDURE_SENSITIVE_DRAWABLE);
-  gimp_procedure_set_menu_label (procedure, "Estimate and Restore on the GPU...");
-  gimp_procedure_add_menu_path (procedure, "<Image>/Filters/Enhance");
-  gimp_procedure_set_documentation
-    (procedure,
-     "Estimate a blur from the image and restore it",
-     "Estimates the blur of one drawable from the image alone, from the selection's "
-     "bounding box or the whole drawable: a disc's radius (out of focus), a "
-     "Gaussian's (a soft lens), a motion line's half-length and angle (a shake), or "
-     "with auto whichever fits best, with how sure it is; on an NVIDIA GPU through "
-     "CUDA, or on all CPU cores.  With restore, the drawable is restored with it: on "
-     "a layer, where GIMP has the operation cuda:deconvolve, it is added as an effect "
-     "(Richardson-Lucy at its defaults, the estimated shape) that the user can open "
-     "and adjust; else the pixels are restored as plug-in-cuda-deconvolve restores "
-     "them.  It opens no dialog: from the menu it runs with auto and restore, and "
-     "says what it found.",
-     name);
-  gimp_procedure_set_attribution (procedure, "gimp-cuda-convolve authors",
-                                  "GPL-3.0-or-later", "2026");
-  estimate_add_arguments (procedure);
-  return procedure;
-}
-
-/* plug-in-cuda-convolve-presets: the preset ids. */
-static GimpProcedure *
-presets_procedure (GimpPlugIn *plug_in, const gchar *name)
-{
-  GimpProcedure *procedure;
-
-  procedure = gimp_procedure_new (plug_in, name, GIMP_PDB_PROC_TYPE_PLUGIN,
-                                  presets_run, NULL, NULL);
-  gimp_procedure_set_documentation
-    (procedure,
-     "The preset ids plug-in-cuda-convolve knows",
-     "Lists every preset id, shipped ones first, then the user's own "
-     "(kept under the plug-in's folder in the GIMP profile).",
-     name);
-  gimp_procedure_set_attribution (procedure, "gimp-cuda-convolve authors",
-                                  "GPL-3.0-or-later", "2026");
   gimp_procedure_add_string_array_return_value (procedure, "presets", "Presets",
                                                 "Every preset id", G_PARAM_READWRITE);
+}
+
+/* What sets one procedure apart from the others. */
+typedef struct
+{
+  const gchar      *name;
+  GimpRunImageFunc  image_run;    /* an image procedure on one drawable; else: */
+  GimpRunFunc       run;
+  const gchar      *menu_label;   /* NULL: no menu entry */
+  const gchar      *menu_path;
+  const gchar      *blurb;
+  const gchar      *help;
+  void            (*add_arguments) (GimpProcedure *procedure);
+} ProcedureInfo;
+
+/* In the order GIMP is told of them. */
+static const ProcedureInfo procedures[] = {
+  { .name = PLUG_IN_PROC, .image_run = convolve_run,
+    .menu_label = "CUDA Convolution Matrix...", .menu_path = "<Image>/Filters/Generic",
+    .blurb = "Convolve with any mask on the GPU",
+    .help =
+    "Convolves the selected part of one drawable with a mask of odd width and "
+    "height from 1 to " G_STRINGIFY (CC_MASK_MAX) ", on an NVIDIA GPU through CUDA, "
+    "or on all CPU cores where no GPU is usable.  out = clamp (sum (mask * in) / "
+    "divisor + offset), in correlation form with values in the 0..1 scale; border "
+    "sets what lies beyond the drawable's edges.  A preset supplies the mask, "
+    "divisor and offset.",
+    .add_arguments = add_convolve_arguments },
+  /* No menu entry: the menu's is GIMP's own dialog for the operation
+   * cuda:deconvolve, with its canvas preview. */
+  { .name = PLUG_IN_DECONVOLVE_PROC, .image_run = deconvolve_run,
+    .blurb = "Undo a known blur on the GPU",
+    .help =
+    "Restores one drawable as it was before a blur by a known mask (a shape, a "
+    "matrix, a preset or a layer, scaled to sum 1), by Richardson-Lucy or Wiener "
+    "deconvolution, on an NVIDIA GPU through CUDA, or on all CPU cores where no GPU "
+    "is usable.  The whole drawable is read, since every restored pixel depends on "
+    "every pixel; only the selection is written.  It opens no dialog: called "
+    "interactively or with the last values, it runs with the values GIMP kept from "
+    "its last run.",
+    .add_arguments = add_deconvolve_arguments },
+  { .name = PLUG_IN_ESTIMATE_PROC, .image_run = estimate_blur_run,
+    .menu_label = "Estimate and Restore on the GPU...", .menu_path = "<Image>/Filters/Enhance",
+    .blurb = "Estimate a blur from the image and restore it",
+    .help =
+    "Estimates the blur of one drawable from the image alone, from the selection's "
+    "bounding box or the whole drawable: a disc's radius (out of focus), a "
+    "Gaussian's (a soft lens), a motion line's half-length and angle (a shake), or "
+    "with auto whichever fits best, with how sure it is; on an NVIDIA GPU through "
+    "CUDA, or on all CPU cores.  With restore, the drawable is restored with it: on "
+    "a layer, where GIMP has the operation cuda:deconvolve, it is added as an effect "
+    "(Richardson-Lucy at its defaults, the estimated shape) that the user can open "
+    "and adjust; else the pixels are restored as plug-in-cuda-deconvolve restores "
+    "them.  It opens no dialog: from the menu it runs with auto and restore, and "
+    "says what it found.",
+    .add_arguments = estimate_add_arguments },
+  { .name = PLUG_IN_PRESETS_PROC, .run = presets_run,
+    .blurb = "The preset ids plug-in-cuda-convolve knows",
+    .help =
+    "Lists every preset id, shipped ones first, then the user's own "
+    "(kept under the plug-in's folder in the GIMP profile).",
+    .add_arguments = add_presets_return_value },
+};
+
+static GList *
+convolve_query_procedures (GimpPlugIn *plug_in)
+{
+  GList *list = NULL;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (procedures); i++)
+    list = g_list_append (list, g_strdup (procedures[i].name));
+  return list;
+}
+
+/* One procedure as its row says, with what they all share: an image
+ * procedure takes RGB and gray drawables. */
+static GimpProcedure *
+procedure_new (GimpPlugIn *plug_in, const ProcedureInfo *info)
+{
+  GimpProcedure *procedure;
+
+  if (info->image_run)
+    {
+      procedure = gimp_image_procedure_new (plug_in, info->name, GIMP_PDB_PROC_TYPE_PLUGIN,
+                                            info->image_run, NULL, NULL);
+      gimp_procedure_set_image_types (procedure, "RGB*, GRAY*");
+      gimp_procedure_set_sensitivity_mask (procedure, GIMP_PROCEDURE_SENSITIVE_DRAWABLE);
+    }
+  else
+    procedure = gimp_procedure_new (plug_in, info->name, GIMP_PDB_PROC_TYPE_PLUGIN,
+                                    info->run, NULL, NULL);
+  if (info->menu_label)
+    {
+      gimp_procedure_set_menu_label (procedure, info->menu_label);
+      gimp_procedure_add_menu_path (procedure, info->menu_path);
+    }
+  gimp_procedure_set_documentation (procedure, info->blurb, info->help, info->name);
+  gimp_procedure_set_attribution (procedure, "gimp-cuda-convolve authors",
+                                  "GPL-3.0-or-later", "2026");
+  info->add_arguments (procedure);
   return procedure;
 }
 
@@ -283,14 +273,9 @@ static GimpProcedure *
 convolve_create_procedure (GimpPlugIn  *plug_in,
                            const gchar *name)
 {
-  if (strcmp (name, PLUG_IN_PROC) == 0)
-    return convolve_procedure (plug_in, name);
-  if (strcmp (name, PLUG_IN_DECONVOLVE_PROC) == 0)
-    return deconvolve_procedure (plug_in, name);
-  if (strcmp (name, PLUG_IN_ESTIMATE_PROC) == 0)
-    return estimate_procedure (plug_in, name);
-  if (strcmp (name, PLUG_IN_PRESETS_PROC) == 0)
-    return presets_procedure (plug_in, name);
+  for (gsize i = 0; i < G_N_ELEMENTS (procedures); i++)
+    if (strcmp (name, procedures[i].name) == 0)
+      return procedure_new (plug_in, &procedures[i]);
   return NULL;
 }
 

@@ -10,10 +10,9 @@
 #include "preset.h"
 #include "settings.h"
 
-/* The mask a source resolves to, into the settings; or FALSE and why,
- * after 'what'. */
-static gboolean
-resolve (const CcMaskSource *source, RenderSettings *s, const gchar *what, GError **error)
+gboolean
+settings_resolve_mask (const CcMaskSource *source, RenderSettings *s, const gchar *what,
+                       GError **error)
 {
   CcMask m;
   double *resolved;
@@ -58,7 +57,7 @@ mask_of_drawable (GimpDrawable *drawable, RenderSettings *s, GError **error)
                    ya, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
   g_object_unref (buffer);
   source.image = ya;
-  ok = resolve (&source, s, "mask-drawable: ", error);
+  ok = settings_resolve_mask (&source, s, "mask-drawable: ", error);
   g_free (ya);
   s->shape.shape = CC_SHAPE_MATRIX;
   return ok;
@@ -137,7 +136,7 @@ shared_from_config (GimpProcedureConfig *config, RenderSettings *s, GError **err
         .divisor = s->divisor, .offset = s->offset, .normalize = normalize, .shape = s->shape,
         .preset = preset_id, .find_preset = cc_preset_find_mask };
 
-      if (!resolve (&source, s, "", error))
+      if (!settings_resolve_mask (&source, s, "", error))
         goto out;
     }
   ok = TRUE;

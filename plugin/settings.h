@@ -11,6 +11,13 @@
 
 #define PLUG_IN_BINARY "plug-in-cuda-convolve"
 
+/* The mask 'source' resolves to (cc_mask_resolve: one resolution for every
+ * front end) into s->matrix, its size, divisor and offset; FALSE and
+ * 'error' ('what', then why) where it does not.  Free s->matrix. */
+gboolean  settings_resolve_mask        (const CcMaskSource  *source,
+                                        RenderSettings      *s,
+                                        const gchar         *what,
+                                        GError             **error);
 /* Reads and checks plug-in-cuda-convolve's arguments (a preset supplies
  * the mask); FALSE and 'error' say which is wrong and why.  Free
  * s->matrix. */

@@ -68,9 +68,9 @@ if [ "$registered" = "$profile/plug-ins/plug-in-cuda-convolve/plug-in-cuda-convo
 else
   fail "GIMP as Flatpak runs it: registered '$registered', mapped '$mapped': $(tail -5 /tmp/flat-gimp.log)"
 fi
-if grep -q '^procedures: True True' /tmp/flat-gimp.log && grep -q '^operation: True' /tmp/flat-gimp.log &&
+if grep -q '^procedures: True True True$' /tmp/flat-gimp.log && grep -q '^operation: True' /tmp/flat-gimp.log &&
    grep -q '^procedure: True' /tmp/flat-gimp.log && grep -q '^op: True' /tmp/flat-gimp.log; then
-  ok "there, both procedures are registered and cuda:convolve exists; the procedure (box-5) and the operation (disc) change a layer"
+  ok "there, the three procedures are registered (the estimate with its arguments and return values) and cuda:convolve exists; the procedure (box-5) and the operation (disc) change a layer"
 else
   fail "there: $(grep -E '^(procedures|operation|procedure|op):' /tmp/flat-gimp.log | tr '\n' ' ') $(tail -5 /tmp/flat-gimp.log)"
 fi
@@ -95,7 +95,7 @@ if command -v bwrap >/dev/null && bwrap --ro-bind / / --dev-bind /dev /dev true 
       --ro-bind "$here" "$here" --bind "$app" "$app" \
       "$gimp" -i --batch-interpreter=python-fu-eval -b "exec(open('$here/tests/installed.py').read())" \
       --quit >/tmp/flat-bwrap.log 2>&1
-  if grep -q '^procedures: True True' /tmp/flat-bwrap.log &&
+  if grep -q '^procedures: True True True$' /tmp/flat-bwrap.log &&
      grep -q '^operation: True' /tmp/flat-bwrap.log && grep -q '^procedure: True' /tmp/flat-bwrap.log &&
      grep -q '^op: True' /tmp/flat-bwrap.log; then
     ok "in a bubblewrap sandbox, only $app writable: the procedure ($(sed -n 's/^ran: //p' /tmp/flat-bwrap.log)) and the operation change a layer"

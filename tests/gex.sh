@@ -4,7 +4,7 @@
 # file-gex-load (what File > Open runs) unpacks it into a new profile with
 # the plug-in and the engine executable; the user switches it on (what the
 # Extensions dialog writes to extensionrc) and restarts GIMP, which then
-# registers both procedures from the extension's folder; the plug-in runs
+# registers the three procedures from the extension's folder; the plug-in runs
 # on a layer without the GEGL module, and says how to add the operation.
 #   sh tests/gex.sh GEX
 set -u
@@ -49,9 +49,9 @@ else
   printf '(GimpExtension "%s"\n    (active yes))\n' "$id" >>"$rc"
 fi
 batch "exec(open('$(pwd)/tests/installed.py').read())" >"$home/run.log"
-grep -q '^procedures: True True' "$home/run.log" &&
+grep -q '^procedures: True True True$' "$home/run.log" &&
   grep -q "^(plug-in-def \"\${gimp_dir}/extensions/$id/plug-in-cuda-convolve/" "$profile/pluginrc" &&
-  ok "after a restart GIMP registers both procedures from the extension" ||
+  ok "after a restart GIMP registers the three procedures (the estimate with its arguments and return values) from the extension" ||
   fail "registered: $(grep -E '^procedures' "$home/run.log"); pluginrc: $(grep -o 'plug-in-def "[^"]*cuda[^"]*"' "$profile/pluginrc" 2>/dev/null)"
 grep -q '^procedure: True' "$home/run.log" &&
   ok "plug-in-cuda-convolve from the extension changes a layer" ||

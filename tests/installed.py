@@ -1,9 +1,10 @@
 # An installed plug-in as GIMP runs it (tests/flatpak-emulated.sh,
-# tests/gex.sh, in GIMP's python-fu-eval): the GEGL module mapped, both
-# procedures registered, cuda:convolve known, plug-in-cuda-convolve run on
-# a layer (what ran, and whether the layer changed), and the operation on
-# it where GEGL has it.  CC_EXPECT_GPU: the procedure asks for a GPU
-# method.
+# tests/gex.sh, in GIMP's python-fu-eval): the GEGL module mapped, the
+# three procedures registered (plug-in-cuda-estimate-blur with its
+# arguments and return values), cuda:convolve known, plug-in-cuda-convolve
+# run on a layer (what ran, and whether the layer changed), and the
+# operation on it where GEGL has it.  CC_EXPECT_GPU: the procedure asks
+# for a GPU method.
 #
 # SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
 
@@ -12,8 +13,14 @@ from gi.repository import Gegl, Gimp
 print("mapped:", *sorted({l.split()[-1] for l in open("/proc/%d/maps" % os.getppid())
                           if l.rstrip().endswith("/cuda-convolve-gpl3.so")}))
 pdb = Gimp.get_pdb()
-print("procedures:", pdb.procedure_exists("plug-in-cuda-convolve"),
-      pdb.procedure_exists("plug-in-cuda-deconvolve"))
+def registered(name, arguments=(), returns=()):
+    """Whether GIMP has the procedure, with these arguments and return values."""
+    proc = pdb.lookup_procedure(name) if pdb.procedure_exists(name) else None
+    return (proc is not None and set(arguments) <= {a.name for a in proc.get_arguments()} and
+            set(returns) <= {r.name for r in proc.get_return_values()})
+print("procedures:", registered("plug-in-cuda-convolve"), registered("plug-in-cuda-deconvolve"),
+      registered("plug-in-cuda-estimate-blur", ("drawables", "shape", "restore"),
+                 ("shape", "radius", "angle", "confidence")))
 Gegl.init(None)
 print("operation:", Gegl.has_operation("cuda:convolve"))
 image = Gimp.Image.new(32, 24, Gimp.ImageBaseType.RGB)
