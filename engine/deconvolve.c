@@ -504,12 +504,18 @@ gpu_planes (Deconv *d, int n, double share, CcResult *r)
   return CC_OK;
 }
 
-/* The source up to the device, once, in its own samples. */
+/* The source up to the device, once, in its own samples (under the
+ * context's lock: pageable rows cross through the scheduler's staging). */
 static CcStatus
 gpu_source_up (Deconv *d, CcResult *r)
 {
-  return cc_gpu_source_up (d->ctx->gpu, d->src, d->o->transfer, d->K, &d->source,
-                           r->message, sizeof r->message);
+  CcStatus status;
+
+  pthread_mutex_lock (&d->ctx->lock);
+  status = cc_gpu_source_up (d->ctx->gpu, d->src, d->o->transfer, d->K, &d->source,
+                             r->message, sizeof r->message);
+  pthread_mutex_unlock (&d->ctx->lock);
+  return status;
 }
 
 /* The source down into dst where the job went well, and the device's
@@ -519,8 +525,12 @@ gpu_source_down (Deconv *d, CcStatus status, CcResult *r)
 {
   d->t_restored = cc_now_ms ();
   if (status == CC_OK)
-    status = cc_gpu_source_down (d->source, d->dst, &d->non_finite, r->message,
-                                 sizeof r->message);
+    {
+      pthread_mutex_lock (&d->ctx->lock);
+      status = cc_gpu_source_down (d->source, d->dst, &d->non_finite, r->message,
+                                   sizeof r->message);
+      pthread_mutex_unlock (&d->ctx->lock);
+    }
   d->on_gpu = status == CC_OK;
   gpu_planes_free (d);
   cc_gpu_source_free (d->source);

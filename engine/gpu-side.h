@@ -206,7 +206,8 @@ CcStatus       cc_gpu_copy       (struct _CcGpu *gpu, void *dst, const void *src
  * channels of the source's samples (clamped where asked; a channel whose
  * mode is CC_MODE_COPY left as it came), and the source goes down into
  * 'dst' (of its type, channels and size), with the count of non-finite
- * samples read. */
+ * samples read.  Up and down, pageable rows cross through the scheduler's
+ * page-locked staging: call them under the context's lock. */
 typedef struct _CcGpuSource CcGpuSource;
 CcStatus       cc_gpu_source_up  (struct _CcGpu *gpu, const CcImage *src, const CcTransfer *t,
                                   int colour, CcGpuSource **out, char *message, size_t size);

@@ -141,6 +141,13 @@ struct _CcGpu *cc_gpu_ready       (struct _CcGpu *g);
  * are loaded, reporting the stage; else returns at once. */
 CcStatus       cc_gpu_wait_modules (struct _CcGpu *g, unsigned modules, const CcJob *job,
                                     CcResult *r);
+/* 'rows' rows of 'row' bytes between host rows 'stride' apart and device
+ * rows side by side ('up': to the device), through the lanes' page-locked
+ * buffers where the host's are pageable (gpu/scheduler.cu), the copies
+ * there on the stagers' threads overlapping the crossings.  Call it under
+ * the context's lock (the lanes are the scheduler's); done on return. */
+cudaError_t    cc_gpu_copy_rows (struct _CcGpu *g, char *device, char *host, size_t stride,
+                                 size_t row, int64_t rows, bool up);
 /* Whether 'ptr' is page-locked host memory from CUDA. */
 bool           cc_gpu_host_pinned (const void *ptr);
 

@@ -612,6 +612,24 @@ finish_strip (struct _CcGpu *g, const CcJob *job, const Plan *p, Lane *lane, CcR
   return cudaSuccess;
 }
 
+/* A lane's page-locked staging, grown to 'bytes' and kept. */
+static cudaError_t
+lane_stage (Lane *lane, size_t bytes)
+{
+  cudaError_t err;
+
+  if (bytes <= lane->stage_bytes)
+    return cudaSuccess;
+  cudaFreeHost (lane->stage);
+  lane->stage = NULL;
+  lane->stage_bytes = 0;
+  if ((err = cudaHostAlloc ((void **) &lane->stage, bytes, cudaHostAllocPortable)) !=
+      cudaSuccess)
+    return err;
+  lane->stage_bytes = bytes;
+  return cudaSuccess;
+}
+
 /* Device buffers and staging for each lane, kept for the next call. */
 static cudaError_t
 lanes_reserve (struct _CcGpu *g, const CcJob *job, const Plan *p)
@@ -632,16 +650,8 @@ lanes_reserve (struct _CcGpu *g, const CcJob *job, const Plan *p)
             return err;
           lane->scratch_bytes = need;
         }
-      if (stage > lane->stage_bytes)
-        {
-          cudaFreeHost (lane->stage);
-          lane->stage = NULL;
-          lane->stage_bytes = 0;
-          if ((err = cudaHostAlloc ((void **) &lane->stage, stage, cudaHostAllocPortable))
-              != cudaSuccess)
-            return err;
-          lane->stage_bytes = stage;
-        }
+      if ((err = lane_stage (lane, stage)) != cudaSuccess)
+        return err;
     }
   return cudaSuccess;
 }
@@ -824,4 +834,123 @@ cc_gpu_run (struct _CcGpu *g, uint64_t budget, CcMethod method, const CcJob *job
   if (k->constant)
     pthread_mutex_unlock (&cc_constant_mask_lock);   /* every lane is finished */
   return status;
+}
+
+/* A piece of rows between the caller's pageable rows and a lane's
+ * page-locked buffer, on the stagers' threads. */
+typedef struct
+{
+  char  *stage, *host;
+  size_t stride, row;
+  bool   up;
+} RowPiece;
+
+static void
+copy_piece_rows (int64_t begin, int64_t end, void *data)
+{
+  const RowPiece *pc = (const RowPiece *) data;
+
+  for (int64_t r = begin; r < end; r++)
+    if (pc->up)
+      memcpy (pc->stage + r * pc->row, pc->host + r * pc->stride, pc->row);
+    else
+      memcpy (pc->host + r * pc->stride, pc->stage + r * pc->row, pc->row);
+}
+
+/* Pieces of STAGED_PIECE bytes: large enough that a crossing outlasts its
+ * launch, small enough that the first and last pieces' copies, which
+ * nothing overlaps, stay short. */
+#define STAGED_PIECE (8u << 20)
+
+/* Piece k of 'rows' through lane k % 2: its rows, its piece and buffer. */
+static RowPiece
+piece_of (struct _CcGpu *g, char *host, size_t stride, size_t row, int64_t rows, int64_t piece,
+          int64_t k, bool up, int64_t *y, int64_t *n, Lane **lane)
+{
+  *lane = &g->lane[k % 2];
+  *y = k * piece;
+  *n = rows - *y < piece ? rows - *y : piece;
+  return RowPiece { (*lane)->stage, host + *y * stride, stride, row, up };
+}
+
+/* Up: piece k is copied into its lane's buffer once that lane's last
+ * crossing is done, and crosses while piece k + 1 is copied. */
+static cudaError_t
+rows_up (struct _CcGpu *g, char *device, char *host, size_t stride, size_t row, int64_t rows,
+         int64_t piece, int64_t pieces)
+{
+  cudaError_t err = cudaSuccess;
+
+  for (int64_t k = 0; k < pieces && err == cudaSuccess; k++)
+    {
+      int64_t y, n;
+      Lane *lane;
+      RowPiece pc = piece_of (g, host, stride, row, rows, piece, k, true, &y, &n, &lane);
+
+      if ((err = cudaStreamSynchronize (lane->stream)) != cudaSuccess)
+        break;
+      cc_workers_run (g->stagers, n, stage_grain (row), copy_piece_rows, &pc);
+      err = cudaMemcpyAsync (device + y * row, lane->stage, (size_t) n * row,
+                             cudaMemcpyHostToDevice, lane->stream);
+    }
+  return err;
+}
+
+/* Down: piece k + 1 crosses while piece k is copied out. */
+static cudaError_t
+rows_down (struct _CcGpu *g, char *device, char *host, size_t stride, size_t row,
+           int64_t rows, int64_t piece, int64_t pieces)
+{
+  cudaError_t err = cudaSuccess;
+
+  for (int64_t k = -1; k < pieces && err == cudaSuccess; k++)
+    {
+      int64_t y, n;
+      Lane *lane;
+
+      if (k + 1 < pieces)
+        {
+          piece_of (g, host, stride, row, rows, piece, k + 1, false, &y, &n, &lane);
+          if ((err = cudaMemcpyAsync (lane->stage, device + y * row, (size_t) n * row,
+                                      cudaMemcpyDeviceToHost, lane->stream)) != cudaSuccess)
+            break;
+        }
+      if (k >= 0)
+        {
+          RowPiece pc = piece_of (g, host, stride, row, rows, piece, k, false, &y, &n, &lane);
+
+          if ((err = cudaStreamSynchronize (lane->stream)) == cudaSuccess)
+            cc_workers_run (g->stagers, n, stage_grain (row), copy_piece_rows, &pc);
+        }
+    }
+  return err;
+}
+
+cudaError_t
+cc_gpu_copy_rows (struct _CcGpu *g, char *device, char *host, size_t stride, size_t row,
+                  int64_t rows, bool up)
+{
+  const int64_t piece = (int64_t) (STAGED_PIECE / row) + 1;
+  const int64_t pieces = (rows + piece - 1) / piece;
+  cudaError_t err = cudaSuccess;
+
+  if (!g->pipeline || pieces < 2 || cc_gpu_host_pinned (host))
+    return up ? cudaMemcpy2D (device, row, host, stride, row, (size_t) rows,
+                              cudaMemcpyHostToDevice)
+              : cudaMemcpy2D (host, stride, device, row, row, (size_t) rows,
+                              cudaMemcpyDeviceToHost);
+  if (!g->stagers)
+    g->stagers = cc_workers_new (g->stage_threads);
+  for (int l = 0; l < 2 && err == cudaSuccess; l++)
+    err = lane_stage (&g->lane[l], (size_t) piece * row);
+  if (err == cudaSuccess)
+    err = up ? rows_up (g, device, host, stride, row, rows, piece, pieces)
+             : rows_down (g, device, host, stride, row, rows, piece, pieces);
+  for (int l = 0; l < 2; l++)
+    {
+      const cudaError_t done = cudaStreamSynchronize (g->lane[l].stream);
+
+      err = err == cudaSuccess ? done : err;
+    }
+  return err;
 }

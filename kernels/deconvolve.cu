@@ -227,8 +227,8 @@ cc_gpu_source_up (struct _CcGpu *g, const CcImage *src, const CcTransfer *t, int
       (err = cudaMemset (s->non_finite, 0, sizeof *s->non_finite)) != cudaSuccess ||
       (t && (err = cudaMemcpy (s->tables, t->steps, t->bytes, cudaMemcpyHostToDevice))
               != cudaSuccess) ||
-      (err = cudaMemcpy2D (s->samples, row, src->data, (size_t) src->stride, row,
-                           (size_t) src->height, cudaMemcpyHostToDevice)) != cudaSuccess)
+      (err = cc_gpu_copy_rows (g, (char *) s->samples, (char *) src->data,
+                               (size_t) src->stride, row, src->height, true)) != cudaSuccess)
     {
       snprintf (message, size, "the source's way to the GPU: %s", cudaGetErrorString (err));
       cc_gpu_source_free (s);
@@ -286,8 +286,8 @@ cc_gpu_source_down (CcGpuSource *s, const CcImage *dst, int64_t *non_finite, cha
   unsigned long long odd = 0;
   cudaError_t err;
 
-  if ((err = cudaMemcpy2D (dst->data, (size_t) dst->stride, s->samples, row, row,
-                           (size_t) s->height, cudaMemcpyDeviceToHost)) != cudaSuccess ||
+  if ((err = cc_gpu_copy_rows (s->gpu, (char *) s->samples, (char *) dst->data,
+                               (size_t) dst->stride, row, s->height, false)) != cudaSuccess ||
       (err = cudaMemcpy (&odd, s->non_finite, sizeof odd, cudaMemcpyDeviceToHost))
         != cudaSuccess)
     {
