@@ -268,6 +268,16 @@ cc_convolve (CcContext *ctx, const CcImage *src, int64_t out_x, int64_t out_y,
              const CcImage *dst, const CcMask *mask, const CcOptions *o,
              CcResult *result)
 {
+  const CcFollow none = { CC_FOLLOW_NONE, NULL };
+
+  return cc_convolve_followed (ctx, src, out_x, out_y, dst, mask, o, &none, result);
+}
+
+CcStatus
+cc_convolve_followed (CcContext *ctx, const CcImage *src, int64_t out_x, int64_t out_y,
+                      const CcImage *dst, const CcMask *mask, const CcOptions *o,
+                      const CcFollow *follow, CcResult *result)
+{
   CcJob job;
   CcStatus status;
   float *maskf;
@@ -289,17 +299,21 @@ cc_convolve (CcContext *ctx, const CcImage *src, int64_t out_x, int64_t out_y,
       zero.border = CC_BORDER_ZERO;
       if (out_x - rx >= 0 && out_y - ry >= 0 && out_x + dst->width + rx <= src->width &&
           out_y + dst->height + ry <= src->height)
-        return cc_convolve (ctx, src, out_x, out_y, dst, mask, &zero, result);
+        return cc_convolve_followed (ctx, src, out_x, out_y, dst, mask, &zero, follow,
+                                     result);
       if ((status = pad_constant_border (src, out_x, out_y, dst, mask, o, &padded, result))
           != CC_OK)
         return status;
-      status = cc_convolve (ctx, &padded, rx, ry, dst, mask, &zero, result);
+      status = cc_convolve_followed (ctx, &padded, rx, ry, dst, mask, &zero, follow, result);
       free (padded.data);
       result->total_ms = cc_now_ms () - t0;
       return status;
     }
 
   on_device = src->on_device || dst->on_device;
+  if (follow->step != CC_FOLLOW_NONE && !dst->on_device)
+    return cc_fail (result, CC_ERROR_INVALID,
+                    "a deconvolution step follows a convolution into device planes only");
   if (o->method == CC_METHOD_CPU && on_device)
     return cc_fail (result, CC_ERROR_INVALID,
                     "the cpu method needs images in host memory");
@@ -308,6 +322,7 @@ cc_convolve (CcContext *ctx, const CcImage *src, int64_t out_x, int64_t out_y,
   if (!maskf)
     return cc_fail (result, CC_ERROR_OUT_OF_MEMORY, "out of host memory for the mask");
   cc_job_init (&job, src, out_x, out_y, dst, mask, o);
+  job.follow = *follow;
   for (int i = 0; i < mask->width * mask->height; i++)
     {
       maskf[i] = (float) mask->values[i];

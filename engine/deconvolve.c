@@ -98,6 +98,7 @@ typedef struct
   double                    t_read;     /* when the source was read */
   double                    t_restored; /* when the restoring was done */
   CcMethod                  ran;        /* what the last convolution took */
+  bool                      folded;     /* the steps rode in fft's finish */
   CcMask                    blur;       /* scaled to sum 1 */
   CcMask                    turned;     /* the same turned half a turn: the adjoint */
   double                    done;       /* progress before the running step */
@@ -307,8 +308,8 @@ step_cancel (void *data)
 /* out = mask (x) in, by the engine's own convolution, on the GPU's device
  * planes or the CPU's, with the call's border; 'share' of the whole job. */
 static CcStatus
-convolve_planes (Deconv *d, const CcMask *mask, const float *in, float *out, double share,
-                 CcResult *r)
+convolve_planes (Deconv *d, const CcMask *mask, const float *in, float *out,
+                 const CcFollow *follow, double share, CcResult *r)
 {
   const int64_t stride = d->w * d->planes * (int64_t) sizeof (float);
   const CcImage src = { (void *) in, CC_TYPE_FLOAT, d->planes, d->w, d->h, stride, d->gpu };
@@ -326,7 +327,7 @@ convolve_planes (Deconv *d, const CcMask *mask, const float *in, float *out, dou
   o.cancel = d->o->cancel ? step_cancel : NULL;
   o.user_data = d;
   d->share = share;
-  status = cc_convolve (d->ctx, &src, 0, 0, &dst, mask, &o, r);
+  status = cc_convolve_followed (d->ctx, &src, 0, 0, &dst, mask, &o, follow, r);
   d->ran = r->method_used;
   d->done += share;
   return status;
@@ -430,6 +431,27 @@ rl_update (Deconv *d, CcResult *r)
   return CC_OK;
 }
 
+/* One iteration on the planes.  On the GPU by fft without a total
+ * variation, the point-wise steps ride in the convolutions' finish (t = f /
+ * (u (x) blur), then u = u (t (x) turned)): two passes over three planes
+ * fewer, the same arithmetic. */
+static CcStatus
+rl_iteration (Deconv *d, float *u, float *t, float *g, double share, CcResult *r)
+{
+  const CcFollow none = { CC_FOLLOW_NONE, NULL }, quotient = { CC_FOLLOW_QUOTIENT, d->dev[0] },
+                 product = { CC_FOLLOW_PRODUCT, u };
+  CcStatus status;
+
+  if (d->folded)
+    return (status = convolve_planes (d, &d->blur, u, t, &quotient, share, r)) != CC_OK
+           ? status : convolve_planes (d, &d->turned, t, u, &product, share, r);
+  if ((status = convolve_planes (d, &d->blur, u, t, &none, share, r)) != CC_OK ||
+      (status = rl_divide (d, r)) != CC_OK ||
+      (status = convolve_planes (d, &d->turned, t, g, &none, share, r)) != CC_OK)
+    return status;
+  return rl_update (d, r);
+}
+
 /* The iterations on the planes, for one group of channels of the job's
  * (progress runs on from d->done). */
 static CcStatus
@@ -439,15 +461,12 @@ rl_iterate (Deconv *d, CcResult *r)
   const double share = d->part / (2.0 * d->p->iterations * groups);
   float *const u = d->gpu ? d->dev[1] : d->u, *const t = d->gpu ? d->dev[2] : d->t;
   float *const g = d->gpu ? d->dev[3] : d->g;
-  CcStatus status;
+  CcStatus status = CC_OK;
 
-  for (int k = 0; k < d->p->iterations; k++)
-    if ((status = convolve_planes (d, &d->blur, u, t, share, r)) != CC_OK ||
-        (status = rl_divide (d, r)) != CC_OK ||
-        (status = convolve_planes (d, &d->turned, t, g, share, r)) != CC_OK ||
-        (status = rl_update (d, r)) != CC_OK)
-      return status;
-  return CC_OK;
+  d->folded = d->gpu && d->method == CC_METHOD_FFT && d->p->tv_weight <= 0;
+  for (int k = 0; k < d->p->iterations && status == CC_OK; k++)
+    status = rl_iteration (d, u, t, g, share, r);
+  return status;
 }
 
 static void
@@ -907,12 +926,13 @@ tell_result (const Deconv *d, const char *note, CcResult *r)
   snprintf (r->device, sizeof r->device, "%s",
             d->on_gpu ? cc_context_device_name (d->ctx) : cc_context_cpu_name (d->ctx));
   if (d->p->algorithm == CC_DECONVOLVE_RICHARDSON_LUCY)
-    snprintf (r->kernel, sizeof r->kernel, "%s richardson-lucy, %d iterations%s%s%s%s%s",
+    snprintf (r->kernel, sizeof r->kernel, "%s richardson-lucy, %d iterations%s%s%s%s%s%s",
               d->on_gpu ? "gpu" : "cpu", d->p->iterations,
               d->p->tv_weight > 0 ? ", total variation" : "",
               d->on_gpu && d->strips > 1 ? ", in strips" : "",
               d->on_gpu && d->planes < d->K ? ", a channel at a time" : "",
-              d->on_gpu ? " by " : "", d->on_gpu ? cc_method_name (d->ran) : "");
+              d->on_gpu ? " by " : "", d->on_gpu ? cc_method_name (d->ran) : "",
+              d->on_gpu && d->folded ? ", the steps in its finish" : "");
   else
     {
       CcWienerCanvas c;

@@ -31,6 +31,13 @@ struct _CcContext
   float           *sep_v;
 };
 
+/* cc_convolve with a deconvolution step in the fft method's finish
+ * (CcJob.follow), into device planes; a method whose finish does not take
+ * it refuses the job (CC_ERROR_UNSUPPORTED). */
+CcStatus cc_convolve_followed (CcContext *ctx, const CcImage *src, int64_t out_x,
+                               int64_t out_y, const CcImage *dst, const CcMask *mask,
+                               const CcOptions *o, const CcFollow *follow, CcResult *result);
+
 /* Checks what a call asks for, whatever the method. */
 CcStatus cc_check_call (const CcImage *src, int64_t out_x, int64_t out_y,
                         const CcImage *dst, const CcMask *mask,

@@ -41,6 +41,23 @@ cc_transfer_curve (const CcTransfer *t, int c)
   return t->curves == 1 ? 0 : c;
 }
 
+/* A deconvolution step that the fft method's finish applies to each
+ * result r where it writes it, instead of a pass of its own: 'with' / (r +
+ * epsilon) (cc_rl_quotient), or 'with' r; 'with' a device plane of floats
+ * laid out as the output, which may be the output itself. */
+typedef enum
+{
+  CC_FOLLOW_NONE,
+  CC_FOLLOW_QUOTIENT,
+  CC_FOLLOW_PRODUCT
+} CcFollowStep;
+
+typedef struct
+{
+  CcFollowStep step;
+  const float *with;
+} CcFollow;
+
 /* A validated call, in the form the back ends take. */
 typedef struct
 {
@@ -66,6 +83,7 @@ typedef struct
   int              colour;       /* colour channels: the first 'colour' */
   const CcTransfer *transfer;    /* colour channels' encoding, or NULL */
   const CcOptions *options;      /* progress and cancel */
+  CcFollow         follow;       /* the fft method's alone, on device planes */
 } CcJob;
 
 /* The most rank-1 terms the separable method takes (cc_mask_separate). */

@@ -455,6 +455,13 @@ cc_gpu_check (struct _CcGpu *g, CcMethod method, const CcJob *job, char *message
     }
   if ((status = k->check (job, &shared, message, size)) != CC_OK)
     return status;
+  if (job->follow.step != CC_FOLLOW_NONE &&
+      !(k->follows && job->dst->on_device && job->dst->type == CC_TYPE_FLOAT))
+    {
+      snprintf (message, size, "a deconvolution step follows only the fft method's finish, "
+                "into device planes of floats, not %s's", cc_method_name (method));
+      return CC_ERROR_UNSUPPORTED;
+    }
   if (shared > g->facts.shared_optin)
     {
       snprintf (message, size,

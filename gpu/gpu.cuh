@@ -130,6 +130,7 @@ struct _CcKernels
   bool        (*reach_past) (const struct _CcGpu *g, const CcJob *job);
   /* MODULE_BITs of the modules whose kernels it launches, besides MODULES_EVERY_JOB. */
   unsigned    modules;
+  bool        follows;    /* its finish takes CcJob.follow */
 };
 
 CcStatus       cc_gpu_status_of   (cudaError_t err);

@@ -128,8 +128,12 @@ plan_layout (struct _CcGpu *g, const CcKernels *k, const CcJob *job, int max_lan
   p->fft = k->planes;
   p->fft_work = p->fft && g->fft_cufft;
   /* Only floating-point samples (half, float, double) can be infinite or NaN. */
+  /* A followed job's planes hold finite values (the deconvolution reads a
+   * non-finite sample as 0), and the exact kernel would write past the
+   * step. */
   p->exact_after = (src->type == CC_TYPE_FLOAT || src->type == CC_TYPE_HALF ||
-                    src->type == CC_TYPE_DOUBLE) && k->reach_past && k->reach_past (g, job);
+                    src->type == CC_TYPE_DOUBLE) && k->reach_past && k->reach_past (g, job) &&
+                   job->follow.step == CC_FOLLOW_NONE;
   if (k->passes && job->mask_width > 1 && job->mask_height > 1 &&
       !(k->one_pass && k->one_pass (g, job)))
     {
@@ -569,6 +573,8 @@ start_strip (struct _CcGpu *g, const CcKernels *k, const CcJob *job, const Plan 
     a.dst = DevImage { (float *) b.dst_rows, dst->stride / 4, (int) dst->width, (int) rows };
   else
     a.dst = DevImage { b.float_out, dst->width * C, (int) dst->width, (int) rows };
+  a.follow = job->follow.step;
+  a.with = job->follow.with ? job->follow.with + y0 * (dst->stride / 4) : NULL;
   a.vec4 = ((uintptr_t) a.src.data % 16 == 0) && (a.src.pitch % 4 == 0);
   if ((err = launch (g, k, lane, job, a, b.pass, b.planes)) != cudaSuccess ||
       (a.nan && (err = cc_exact_launch (a, g->facts, stream)) != cudaSuccess))

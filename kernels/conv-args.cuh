@@ -78,6 +78,8 @@ struct ConvArgs
   Claims        *claims;     /* the stream's */
   NanWords      *nan;        /* non-NULL: set its 'seen' where a sum may have
                               * a NaN the mask does not make (claims->nan) */
+  int            follow;     /* CcFollowStep: fft's finish, on the strip's ... */
+  const float   *with;       /* ... rows of CcFollow.with, laid out as dst */
 };
 
 /* What launchers need to know of the device, read once when a context

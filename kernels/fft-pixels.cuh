@@ -111,6 +111,15 @@ fft_finish (const __grid_constant__ ConvArgs a, const float *planes, Shape s, in
               val[c] = cc_finish (sum, a.inv_divisor, a.offset, a.clamp);
             }
         }
+      if (a.follow != CC_FOLLOW_NONE)
+        {
+          const float *with = a.with + y * a.dst.pitch + (long long) x * C;
+
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            val[c] = a.follow == CC_FOLLOW_QUOTIENT ? cc_rl_quotient (with[c], val[c])
+                                                    : with[c] * val[c];
+        }
       if (redo)
         exact[1 + atomicAdd (exact, 1u)] = (unsigned) y * a.dst.width + x;
       if (C == 4 && a.dst.pitch % 4 == 0)

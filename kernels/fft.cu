@@ -369,6 +369,6 @@ reach_past (const struct _CcGpu *g, const CcJob *job)
 /* Each lane makes the mask's spectra at its first strip, and keeps them. */
 extern "C" const CcKernels cc_kernels_fft =
   { .check = check, .set_mask = set_mask, .launch = launch, .planes = true,
-    .reach_past = reach_past, .modules = MODULE_BIT (MODULE_FFT) };
+    .reach_past = reach_past, .modules = MODULE_BIT (MODULE_FFT), .follows = true };
 
 extern const void *const cc_module_fft = (const void *) fft_multiply;

@@ -93,6 +93,7 @@ run_case (CcContext *ctx, const GpuCase *c, int iterations)
   CcMask mask;
   double *values = case_mask (c, &mask), worst;
   CcStatus sg, sc;
+  bool folded;
 
   for (size_t i = 0; i < n; i++)
     in[i] = check_scene ((int64_t) (i / c->channels) % c->width,
@@ -105,8 +106,11 @@ run_case (CcContext *ctx, const GpuCase *c, int iterations)
   o.clamp = false;
   worst = gpu_against_cpu (ctx, &src, &out_gpu, &out_cpu, &mask, &o, c->method, &p, &rg, &rc,
                            &sg, &sc);
+  /* By fft without a total variation, the steps ride in its finish. */
+  folded = strstr (rg.kernel, "by fft") && c->tv_weight <= 0;
   CHECK (sg == CC_OK && sc == CC_OK && worst <= 1e-4 &&
-         strncmp (rg.kernel, "gpu richardson-lucy", 19) == 0,
+         strncmp (rg.kernel, "gpu richardson-lucy", 19) == 0 &&
+         !strstr (rg.kernel, "the steps in its finish") == !folded,
          "Richardson-Lucy %dx%d %s, %lldx%lldx%d, %s border%s, %d iterations: GPU (%s, %.1f ms) "
          "%.2e from the CPU (%.1f ms) ('%s' '%s')", c->mask, c->mask,
          c->shape == CC_SHAPE_MATRIX ? "matrix" : cc_shape_name (c->shape),
