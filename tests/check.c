@@ -50,20 +50,47 @@ check_reseed (uint64_t stream)
   rng_state = (base_seed + stream) * 2654435761u + 0x9e3779b97f4a7c15ull;
 }
 
+/* The next number of the xorshift64* stream at 'state'. */
+static uint64_t
+next_rand (uint64_t *state)
+{
+  *state ^= *state >> 12;
+  *state ^= *state << 25;
+  *state ^= *state >> 27;
+  return *state * 0x2545f4914f6cdd1dull;
+}
+
+/* A number of the stream in [0, 1). */
+static double
+unit (uint64_t *state)
+{
+  return (next_rand (state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
 uint64_t
 check_rand (void)
 {
-  /* xorshift64* */
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return rng_state * 0x2545f4914f6cdd1dull;
+  return next_rand (&rng_state);
 }
 
 double
 check_uniform (double lo, double hi)
 {
-  return lo + (hi - lo) * ((check_rand () >> 11) * (1.0 / 9007199254740992.0));
+  return lo + (hi - lo) * unit (&rng_state);
+}
+
+void
+check_add_noise (float *p, size_t n, double sigma, uint64_t stream)
+{
+  uint64_t state = stream * 2654435761u + 0x9e3779b97f4a7c15ull;
+
+  for (size_t i = 0; i < n; i++)
+    {
+      /* Box-Muller. */
+      const double u = unit (&state), v = unit (&state);
+
+      p[i] += (float) (sigma * sqrt (-2.0 * log (u + 1e-12)) * cos (2.0 * M_PI * v));
+    }
 }
 
 static uint16_t
@@ -916,6 +943,29 @@ check_read_photo (const char *name, int64_t *w, int64_t *h)
   return out;
 }
 
+bool
+check_blur_noisy (CcContext *ctx, const CcImage *sharp, const CcShapeSpec *spec, float *out,
+                  uint64_t stream)
+{
+  const CcImage b = { out, CC_TYPE_FLOAT, 3, sharp->width, sharp->height, sharp->stride, false };
+  CcMask mask;
+  double *values;
+  char why[256];
+  CcOptions o;
+  CcResult r;
+  bool ok;
+
+  if (!cc_mask_shape (spec, &mask, &values, why, sizeof why))
+    return false;
+  cc_options_init (&o);
+  o.method = CC_METHOD_CPU;
+  o.border = CC_BORDER_MIRROR;
+  ok = cc_convolve (ctx, sharp, 0, 0, &b, &mask, &o, &r) == CC_OK;
+  free (values);
+  check_add_noise (out, (size_t) (sharp->width * sharp->height * 3), 0.01, stream);
+  return ok;
+}
+
 double
 check_psnr (const float *a, const float *b, size_t n)
 {
@@ -979,15 +1029,11 @@ check_restoration (CcContext *ctx, CcMethod method, double *gains)
               o.clamp = false;
               CHECK (cc_convolve (ctx, &in, 0, 0, &b, &mask, &o, &r) == CC_OK, "blur: %s",
                      r.message);
-              check_reseed (f * 16 + k * 2 + noisy);
-              for (size_t i = 0; noisy && i < n; i++)
+              if (noisy)
                 {
-                  /* Gaussian noise of sigma 0.01, Box-Muller. */
-                  const double u = check_uniform (1e-12, 1.0), v = check_uniform (0.0, 1.0);
-                  const float s = blurred[i] + (float) (0.01 * sqrt (-2.0 * log (u)) *
-                                                        cos (2.0 * M_PI * v));
-
-                  blurred[i] = s < 0 ? 0 : s > 1 ? 1 : s;
+                  check_add_noise (blurred, n, 0.01, f * 16 + k * 2 + 1);
+                  for (size_t i = 0; i < n; i++)
+                    blurred[i] = fminf (fmaxf (blurred[i], 0.0f), 1.0f);
                 }
               for (int a = 0; a < CC_DECONVOLVE_COUNT; a++)
                 {

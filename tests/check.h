@@ -57,6 +57,10 @@ void     check_seed        (void);
 void     check_reseed      (uint64_t stream);
 uint64_t check_rand        (void);
 double   check_uniform     (double lo, double hi);
+/* Gaussian noise of standard deviation 'sigma' added to n samples: the
+ * same every run for the same 'stream', whatever CHECK_SEED says, so that
+ * a bound is checked on one noise a case rather than a new one each run. */
+void     check_add_noise   (float *p, size_t n, double sigma, uint64_t stream);
 
 /* A photograph-like sample of channel k at (x, y): smooth shading, edges
  * and fine texture, in 0.05..0.95 (the deconvolution tests' images). */
@@ -119,6 +123,11 @@ int      check_odd_samples (CcContext *ctx, const CcMethod *methods, int n_metho
  * NULL; and the PSNR of a against b (peak 1). */
 float   *check_read_photo  (const char *name, int64_t *w, int64_t *h);
 double   check_psnr        (const float *a, const float *b, size_t n);
+/* 'sharp' (RGB floats) blurred by the shape on the CPU (mirror border)
+ * into 'out', of its size and stride, with 1% noise of 'stream'
+ * (check_add_noise); false where the mask or the blur failed. */
+bool     check_blur_noisy  (CcContext *ctx, const CcImage *sharp, const CcShapeSpec *spec,
+                            float *out, uint64_t stream);
 
 /* Deconvolution on photographs (data/photo-*.ppm, which are not
  * periodic), each blurred with a mirrored border by a disc of radius 4 and

@@ -16,35 +16,6 @@
 
 #include "check.h"
 
-/* 'sharp' blurred by the shape (mirror border) with 1% noise into 'out'. */
-static bool
-blur_noisy (CcContext *ctx, const CcImage *sharp, const CcShapeSpec *spec, float *out)
-{
-  const CcImage b = { out, CC_TYPE_FLOAT, 3, sharp->width, sharp->height, sharp->stride, false };
-  const size_t n = (size_t) (sharp->width * sharp->height * 3);
-  CcMask mask;
-  double *values;
-  char why[256];
-  CcOptions o;
-  CcResult r;
-  bool ok;
-
-  if (!cc_mask_shape (spec, &mask, &values, why, sizeof why))
-    return false;
-  cc_options_init (&o);
-  o.method = CC_METHOD_CPU;
-  o.border = CC_BORDER_MIRROR;
-  ok = cc_convolve (ctx, sharp, 0, 0, &b, &mask, &o, &r) == CC_OK;
-  free (values);
-  for (size_t i = 0; i < n; i++)
-    {
-      const double u = check_uniform (1e-12, 1.0), v = check_uniform (0.0, 1.0);
-
-      out[i] += (float) (0.01 * sqrt (-2.0 * log (u)) * cos (2.0 * M_PI * v));
-    }
-  return ok;
-}
-
 int
 check_estimate_gpu (CcContext *ctx, bool reduced)
 {
@@ -70,8 +41,7 @@ check_estimate_gpu (CcContext *ctx, bool reduced)
       CcStatus sg, sc;
       double da;
 
-      check_reseed (300 + k);
-      CHECK (blur_noisy (ctx, &in, t, blurred), "blur");
+      CHECK (check_blur_noisy (ctx, &in, t, blurred, 300 + k), "blur");
       cc_options_init (&o);
       sg = cc_estimate_blur (ctx, &b, NULL, reduced ? t->shape : CC_SHAPE_MATRIX, &o, &g, &rg);
       o.method = CC_METHOD_CPU;

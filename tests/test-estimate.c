@@ -19,53 +19,6 @@
 
 static const char *const photos[] = { "astronaut", "coffee", "chelsea" };
 
-/* Gaussian noise of sigma 'sigma' (Box-Muller) on n samples, the same
- * every run for the same 'stream': the bounds are checked on one noise a
- * case, not a new one each run. */
-static void
-add_noise (float *p, size_t n, double sigma, uint64_t stream)
-{
-  uint64_t x = stream * 2654435761u + 0x9e3779b97f4a7c15ull;
-
-  for (size_t i = 0; i < n; i++)
-    {
-      double uv[2];
-
-      for (int k = 0; k < 2; k++)
-        {
-          /* xorshift64* */
-          x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
-          uv[k] = ((x * 0x2545f4914f6cdd1dull) >> 11) * (1.0 / 9007199254740992.0);
-        }
-      p[i] += (float) (sigma * sqrt (-2.0 * log (uv[0] + 1e-12)) * cos (2.0 * M_PI * uv[1]));
-    }
-}
-
-/* 'sharp' blurred by the shape (mirror border) with 1% noise (the
- * stream's) into 'out'. */
-static bool
-blur (CcContext *ctx, const CcImage *sharp, const CcShapeSpec *spec, float *out,
-      uint64_t stream)
-{
-  const CcImage b = { out, CC_TYPE_FLOAT, 3, sharp->width, sharp->height, sharp->stride, false };
-  CcMask mask;
-  double *values;
-  char why[256];
-  CcOptions o;
-  CcResult r;
-  bool ok;
-
-  if (!cc_mask_shape (spec, &mask, &values, why, sizeof why))
-    return false;
-  cc_options_init (&o);
-  o.method = CC_METHOD_CPU;
-  o.border = CC_BORDER_MIRROR;
-  ok = cc_convolve (ctx, sharp, 0, 0, &b, &mask, &o, &r) == CC_OK;
-  free (values);
-  add_noise (out, (size_t) (sharp->width * sharp->height * 3), 0.01, stream);
-  return ok;
-}
-
 /* Whether the estimate is within the issue's bounds for the truth: a disc's
  * radius within 10% or 0.5 px, a motion line's length within 10% or 1 px
  * and its angle within 3 degrees; a Gaussian's within 20% (the issue asks
@@ -144,7 +97,8 @@ test_photographs (CcContext *ctx)
           CcStatus st;
           CcResult r;
 
-          CHECK (blur (ctx, &in, t, blurred, f * 16 + k), "blur %s", cc_shape_name (t->shape));
+          CHECK (check_blur_noisy (ctx, &in, t, blurred, f * 16 + k), "blur %s",
+                 cc_shape_name (t->shape));
           /* auto searches each shape as the shape alone does: where it names
            * the right one, its parameters are that search's. */
           CHECK (cc_estimate_blur (ctx, &b, NULL, CC_SHAPE_MATRIX, NULL, &a, &r) == CC_OK,
@@ -211,7 +165,7 @@ test_refusals (CcContext *ctx)
          CC_ERROR_INVALID, "a box: %s", r.message);
   for (int i = 0; i < W * H * 3; i++)
     p[i] = 0.5f;
-  add_noise (p, W * H * 3, 0.05, 99);
+  check_add_noise (p, W * H * 3, 0.05, 99);
   st = cc_estimate_blur (ctx, &img, NULL, CC_SHAPE_MATRIX, NULL, &e, &r);
   CHECK (st == CC_ERROR_INVALID && strstr (r.message, "no blur found") && e.radius == 0.0,
          "noise only: %s", r.message);
@@ -252,7 +206,7 @@ test_star (void)
               }
             p[y * W + x] = (float) v;
           }
-      add_noise (p, W * H, 0.0005, 200 + moffat);
+      check_add_noise (p, W * H, 0.0005, 200 + moffat);
       for (int y = -R; y <= R; y++)
         for (int x = -R; x <= R; x++)
           tsum += truth[(y + R) * (2 * R + 1) + x + R] =
