@@ -229,6 +229,15 @@ expect 0 --deconvolve richardson-lucy --iterations 5 --shape auto --verbose \
   grep -q '^estimate: shape motion radius' "$tmp/out.txt" &&
   ! cmp -s "$tmp/motion8.ppm" "$tmp/restored.ppm" ||
   fail "--deconvolve --shape auto: $(cat "$tmp/out.txt" "$tmp/err.txt")"
+# On a terminal (script(1) makes one), the estimate's progress shows on
+# stderr's line, and the estimate on stdout is the same.
+if command -v script >/dev/null && script -qec true /dev/null >/dev/null 2>&1; then
+  script -qec "'$tool' --estimate-blur --shape disc '$tmp/disc6.ppm'" /dev/null \
+    >"$tmp/tty.txt" 2>&1 &&
+    grep -q 'estimating the blur of .*disc6.ppm: [0-9]*%' "$tmp/tty.txt" &&
+    grep -q 'shape disc radius 6' "$tmp/tty.txt" ||
+    fail "--estimate-blur's progress on a terminal: $(cat "$tmp/tty.txt")"
+fi
 # A region of the image: the same disc; one outside the image is refused.
 expect 0 --estimate-blur --shape disc --region 64,48,128,96 "$tmp/disc6.ppm" &&
   near "$(word_after radius "$tmp/out.txt")" 6 0.6 ||

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "estimate.h"
 #include "setting-table.h"
@@ -106,15 +107,35 @@ estimate_format (const CcBlurEstimate *e, bool json, char *text, size_t size)
   snprintf (text, size, json ? "{%s}" : "%s", members);
 }
 
+/* The estimate's share done, on a terminal's line (a search on the CPU
+ * takes seconds). */
+static void
+estimate_progress (double fraction, void *data)
+{
+  fprintf (stderr, "\r\033[Kestimating the blur of %s: %.0f%%", (const char *) data,
+           100.0 * fraction);
+}
+
 /* The blur estimated in the file, into job->estimate. */
 static bool
 estimate_blur (Job *job, const Settings *s, const CcImage *work, const CcOptions *options,
                CcResult *r)
 {
   const FileMask *how = &s->file_mask;
+  const bool tty = isatty (STDERR_FILENO);
+  CcOptions o = *options;
+  CcStatus status;
 
-  if (cc_estimate_blur (s->ctx, work, how->has_region ? &how->region : NULL, how->shape,
-                        options, &job->estimate, r) != CC_OK)
+  if (tty)
+    {
+      o.progress = estimate_progress;
+      o.user_data = (void *) job->in;
+    }
+  status = cc_estimate_blur (s->ctx, work, how->has_region ? &how->region : NULL, how->shape,
+                             &o, &job->estimate, r);
+  if (tty)
+    fputs ("\r\033[K", stderr);
+  if (status != CC_OK)
     return job_fail (job, "%s: %s", job->in, r->message);
   job->estimated = true;
   job->estimate_ms = r->total_ms;
