@@ -2,7 +2,8 @@
  * test blurs itself (mirror border, 1% noise): each shape's parameters
  * within issue 63's bounds, 'auto' naming the shape, Richardson-Lucy with
  * the estimate as good as with the truth; its refusals (tiny, flat,
- * saturated, noise only, a region outside); and a star's mask
+ * saturated, noise only, a region outside), progress and cancel; and a
+ * star's mask
  * (cc_mask_from_star) from a synthetic star field against the true one.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
@@ -134,6 +135,68 @@ test_photographs (CcContext *ctx)
   CHECK (named * 10 >= cases * 9, "auto named the shape in %d of %d cases", named, cases);
 }
 
+/* Progress and cancel: a motion line's search on the CPU reports its share
+ * at least once a chunk of candidates (more than 8 times, rising, to 1),
+ * and a cancel at the third report stops it there, saying so. */
+typedef struct
+{
+  int    calls, cancel_at;
+  double last;
+  bool   rising;
+} Ticks;
+
+static void
+tick_progress (double fraction, void *data)
+{
+  Ticks *t = data;
+
+  t->rising = t->rising && fraction >= t->last && fraction <= 1.0;
+  t->last = fraction;
+  t->calls++;
+}
+
+static bool
+tick_cancel (void *data)
+{
+  const Ticks *t = data;
+
+  return t->cancel_at && t->calls >= t->cancel_at;
+}
+
+static void
+test_progress (CcContext *ctx)
+{
+  const CcShapeSpec blur = { CC_SHAPE_MOTION, 7.0, 40, 6, 0 };
+  int64_t w = 0, h = 0;
+  float *sharp = check_read_photo ("coffee", &w, &h);
+  float *blurred = sharp ? malloc (sizeof (float) * w * h * 3) : NULL;
+  const CcImage in = { sharp, CC_TYPE_FLOAT, 3, w, h, w * 12, false };
+  const CcImage b = { blurred, CC_TYPE_FLOAT, 3, w, h, w * 12, false };
+  Ticks t = { 0, 0, 0.0, true };
+  CcBlurEstimate e;
+  CcOptions o;
+  CcResult r;
+  CcStatus st;
+
+  CHECK (blurred && check_blur_noisy (ctx, &in, &blur, blurred, 90), "coffee blurred");
+  cc_options_init (&o);
+  o.progress = tick_progress;
+  o.cancel = tick_cancel;
+  o.user_data = &t;
+  st = cc_estimate_blur (ctx, &b, NULL, CC_SHAPE_MOTION, &o, &e, &r);
+  CHECK (st == CC_OK && t.calls > 8 && t.rising && t.last == 1.0,
+         "a motion line's search: %s, %d reports of progress%s, the last %g (%s)",
+         cc_status_name (st), t.calls, t.rising ? ", rising" : " not rising", t.last,
+         r.message);
+  t = (Ticks) { 0, 3, 0.0, true };
+  st = cc_estimate_blur (ctx, &b, NULL, CC_SHAPE_MOTION, &o, &e, &r);
+  CHECK (st == CC_ERROR_CANCELLED && t.calls == 3 && strstr (r.message, "cancel"),
+         "cancelled at the third report: %s after %d ('%s')", cc_status_name (st), t.calls,
+         r.message);
+  free (sharp);
+  free (blurred);
+}
+
 /* The refusals: each leaves the estimate zeroed and says why. */
 static void
 test_refusals (CcContext *ctx)
@@ -248,6 +311,7 @@ main (void)
 
   check_seed ();
   test_refusals (ctx);
+  test_progress (ctx);
   test_star ();
   test_photographs (ctx);
   cc_context_free (ctx);
