@@ -267,6 +267,7 @@ write_rows (int64_t y0, int64_t y1, void *data)
     {
       __atomic_store_n (&d->row_failed, true, __ATOMIC_RELAXED);
       free (row);
+      free (kept);
       return;
     }
   for (int64_t y = y0; y < y1; y++)

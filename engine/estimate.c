@@ -458,6 +458,7 @@ typedef struct
   CcWorkers       *workers;
   struct _CcGpu   *gpu;          /* NULL: the CPU */
   const CcOptions *options;
+  int              chunk;        /* the CPU's candidates between two reports */
   int              done, total;  /* candidates scored, and to score */
   CcStatus         status;       /* why the search stopped, where it did */
   char             message[256];
@@ -526,9 +527,10 @@ gpu_score (Search *se, const CcShapeSpec *specs, int n, Fit *fits)
   return se->status == CC_OK;
 }
 
-/* Candidates the CPU scores between two reports of progress: a motion
- * line's first grid, scored at once, had been two thirds of its search
- * (3 s on 2 cores) without a report or a chance to cancel. */
+/* Candidates the CPU scores between two reports of progress, at least:
+ * a motion line's first grid, scored at once, had been two thirds of its
+ * search (3 s on 2 cores) without a report or a chance to cancel.  Four a
+ * thread keep many cores busy. */
 #define SCORE_CHUNK 16
 
 /* Counts 'n' more candidates scored, reports the share done and asks
@@ -566,9 +568,9 @@ score (Search *se, const CcShapeSpec *specs, int n, Fit *fits)
         return -1;
     }
   else
-    for (int i0 = 0; i0 < n; i0 += SCORE_CHUNK)
+    for (int i0 = 0; i0 < n; i0 += se->chunk)
       {
-        const int m = n - i0 < SCORE_CHUNK ? n - i0 : SCORE_CHUNK;
+        const int m = n - i0 < se->chunk ? n - i0 : se->chunk;
         Batch b = { se->s, specs + i0, fits + i0 };
 
         cc_workers_run (se->workers, m, 1, score_range, &b);
@@ -916,7 +918,8 @@ cc_estimate_blur (CcContext *ctx, const CcImage *src, const CcRect *region, CcSh
     status = cc_fail (r, CC_ERROR_OUT_OF_MEMORY, "out of host memory");
   else
     {
-      Estimate e = { ctx, { &s, workers, NULL, options, 0, 0, CC_OK, "" }, shape, out };
+      const int chunk = 4 * ctx->threads > SCORE_CHUNK ? 4 * ctx->threads : SCORE_CHUNK;
+      Estimate e = { ctx, { &s, workers, NULL, options, chunk, 0, 0, CC_OK, "" }, shape, out };
       const CcGpuOrCpu where = { estimate_usable, estimate_gpu, estimate_cpu, &e, false };
       const double searched = cc_now_ms ();
 

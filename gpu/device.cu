@@ -438,6 +438,31 @@ cc_gpu_one_pass (struct _CcGpu *g, CcMethod method, const CcJob *job)
          k->one_pass (g, job);
 }
 
+/* Whether a job's deconvolution step can ride in the method's finish: the
+ * fft method's plain sums into device planes of floats (alpha weighting's
+ * exact pixels and copied channels are written past the step). */
+static CcStatus
+follow_check (const CcKernels *k, const CcJob *job, CcMethod method, char *message,
+              size_t size)
+{
+  bool plain = !job->weighted;
+
+  for (int c = 0; c < job->channels; c++)
+    plain = plain && job->mode[c] == CC_MODE_PLAIN;
+  if (!k->follows)
+    snprintf (message, size, "a deconvolution step follows only the fft method's finish, "
+              "not %s's", cc_method_name (method));
+  else if (!job->dst->on_device || job->dst->type != CC_TYPE_FLOAT)
+    snprintf (message, size, "a deconvolution step follows a convolution into device planes "
+              "of floats only");
+  else if (!plain)
+    snprintf (message, size, "a deconvolution step follows plain sums only, not alpha "
+              "weighting or copied channels");
+  else
+    return CC_OK;
+  return CC_ERROR_UNSUPPORTED;
+}
+
 extern "C" CcStatus
 cc_gpu_check (struct _CcGpu *g, CcMethod method, const CcJob *job, char *message,
               size_t size)
@@ -455,13 +480,9 @@ cc_gpu_check (struct _CcGpu *g, CcMethod method, const CcJob *job, char *message
     }
   if ((status = k->check (job, &shared, message, size)) != CC_OK)
     return status;
-  if (job->follow.step != CC_FOLLOW_NONE &&
-      !(k->follows && job->dst->on_device && job->dst->type == CC_TYPE_FLOAT))
-    {
-      snprintf (message, size, "a deconvolution step follows only the fft method's finish, "
-                "into device planes of floats, not %s's", cc_method_name (method));
-      return CC_ERROR_UNSUPPORTED;
-    }
+  if (job->follow.step != CC_FOLLOW_NONE && (status = follow_check (k, job, method, message,
+                                                                     size)) != CC_OK)
+    return status;
   if (shared > g->facts.shared_optin)
     {
       snprintf (message, size,

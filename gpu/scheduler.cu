@@ -938,20 +938,25 @@ cc_gpu_copy_rows (struct _CcGpu *g, char *device, char *host, size_t stride, siz
 {
   const int64_t piece = (int64_t) (STAGED_PIECE / row) + 1;
   const int64_t pieces = (rows + piece - 1) / piece;
+  bool staged = g->pipeline && pieces >= 2 && !cc_gpu_host_pinned (host);
   cudaError_t err = cudaSuccess;
 
-  if (!g->pipeline || pieces < 2 || cc_gpu_host_pinned (host))
+  /* Without page-locked room the driver stages the pageable rows itself. */
+  for (int l = 0; l < 2 && staged; l++)
+    if (lane_stage (&g->lane[l], (size_t) piece * row) != cudaSuccess)
+      {
+        cudaGetLastError ();
+        staged = false;
+      }
+  if (!staged)
     return up ? cudaMemcpy2D (device, row, host, stride, row, (size_t) rows,
                               cudaMemcpyHostToDevice)
               : cudaMemcpy2D (host, stride, device, row, row, (size_t) rows,
                               cudaMemcpyDeviceToHost);
   if (!g->stagers)
     g->stagers = cc_workers_new (g->stage_threads);
-  for (int l = 0; l < 2 && err == cudaSuccess; l++)
-    err = lane_stage (&g->lane[l], (size_t) piece * row);
-  if (err == cudaSuccess)
-    err = up ? rows_up (g, device, host, stride, row, rows, piece, pieces)
-             : rows_down (g, device, host, stride, row, rows, piece, pieces);
+  err = up ? rows_up (g, device, host, stride, row, rows, piece, pieces)
+           : rows_down (g, device, host, stride, row, rows, piece, pieces);
   for (int l = 0; l < 2; l++)
     {
       const cudaError_t done = cudaStreamSynchronize (g->lane[l].stream);

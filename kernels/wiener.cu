@@ -523,16 +523,18 @@ struct Buffers
 
 #define PLACED 6
 
-/* The buffers placed where they fit, most read first, and their bytes;
- * r and p only where the job takes steps. */
+/* The buffers placed where they fit, most read first (the blur's rows'
+ * spectra, small, read once a frequency of a column; then by a step's
+ * reads: p 5, r 3, m, x and den 2), and their bytes; r and p only where
+ * the job takes steps. */
 static int
 placed_of (Buffers *b, const CcWienerCanvas &c, size_t spectra_bytes, void **at[PLACED],
            size_t bytes[PLACED])
 {
   const size_t canvas = sizeof (float2) * (size_t) c.tx * c.ty;
-  void **const all[PLACED] = { (void **) &b->p, (void **) &b->m, (void **) &b->r,
-                               (void **) &b->x, (void **) &b->den, (void **) &b->spectra };
-  const size_t sizes[PLACED] = { canvas, canvas, canvas, canvas, canvas / 2, spectra_bytes };
+  void **const all[PLACED] = { (void **) &b->spectra, (void **) &b->p, (void **) &b->r,
+                               (void **) &b->m, (void **) &b->x, (void **) &b->den };
+  const size_t sizes[PLACED] = { spectra_bytes, canvas, canvas, canvas, canvas, canvas / 2 };
   int n = 0;
 
   for (int i = 0; i < PLACED; i++)
@@ -847,7 +849,8 @@ buffers_up (Buffers *b, const CcWienerCanvas &c, const HostTables &t, size_t spe
     {
       cudaGetLastError ();
       snprintf (message, size, "no room on the GPU for Wiener's %lldx%lld canvas (%zu MB)",
-                (long long) c.tx, (long long) c.ty, needed >> 20);
+                (long long) c.tx, (long long) c.ty,
+                (sizeof (float2) * (size_t) c.tx * c.ty) >> 20);
       return cc_gpu_status_of (err);
     }
   if (place_spectra (b, c, spectra_bytes, budget ? budget - needed : free_bytes / 8 * 7,

@@ -593,7 +593,7 @@ run_wiener_staged (CcContext *ctx)
   cc_options_init (&o);
   o.border = c.border;
   o.method = CC_METHOD_CPU;
-  CHECK (cc_convolve (ctx, &fb, 0, 0, &fs, &blur, &o, &rc) == CC_OK, "the blur: %s",
+  CHECK (cc_convolve (ctx, &fs, 0, 0, &fb, &blur, &o, &rc) == CC_OK, "the blur: %s",
          rc.message);
   for (size_t i = 0; i < n; i++)
     in[i] = (uint8_t) (i % 4 == 3 ? 40 + i / 4 % 200
@@ -627,6 +627,7 @@ run_wiener_staged (CcContext *ctx)
           kept += i % 4 == 3 && staged[i] != in[i];
         }
       CHECK (sw == CC_OK && ss == CC_OK && sc == CC_OK &&
+             strncmp (rw.kernel, "gpu wiener", 10) == 0 && !strstr (rw.kernel, "host") &&
              strncmp (rs.kernel, "gpu wiener", 10) == 0 && strstr (rs.kernel, budgets[b].path) &&
              from_whole <= 1 && from_cpu <= 1 && kept == 0,
              "Wiener, 8-bit RGBA in place under a %llu MB device budget: '%s' (%.1f ms), %d "

@@ -122,7 +122,8 @@ estimate_blur (Job *job, const Settings *s, const CcImage *work, const CcOptions
                CcResult *r)
 {
   const FileMask *how = &s->file_mask;
-  const bool tty = isatty (STDERR_FILENO);
+  /* Several files have the pipeline's line there instead. */
+  const bool tty = !s->batch && isatty (STDERR_FILENO);
   CcOptions o = *options;
   CcStatus status;
 
