@@ -93,6 +93,22 @@ time_jobs (CcContext *ctx, const DiscJob *j, const CcImage *dst, int jobs, doubl
     }
 }
 
+/* The job JOBS times: each one's time, and its reading, restoring and
+ * writing (CcResult's upload, kernel and download times); the last
+ * one's result in r. */
+static void
+time_parts (CcContext *ctx, const DiscJob *j, double *job, double *read, double *restore,
+            double *write, CcResult *r, const char *who)
+{
+  for (int k = 0; k < JOBS; k++)
+    {
+      time_jobs (ctx, j, &j->dst, 1, &job[k], r, who);
+      read[k] = r->upload_ms;
+      restore[k] = r->kernel_ms;
+      write[k] = r->download_ms;
+    }
+}
+
 /* The job again on the image in page-locked memory, as GIMP's operation
  * hands the engine its blocks: the source's way up and down without the
  * driver's staging of pageable memory. */
@@ -110,13 +126,7 @@ pinned_jobs (CcContext *ctx, DiscJob *d, int size, double convolutions)
   memcpy (in, d->in, bytes);
   p.src.data = in;
   p.dst.data = out;
-  for (int j = 0; j < JOBS; j++)
-    {
-      time_jobs (ctx, &p, &p.dst, 1, &job[j], &r, "deconvolve, page-locked");
-      read[j] = r.upload_ms;
-      restore[j] = r.kernel_ms;
-      write[j] = r.download_ms;
-    }
+  time_parts (ctx, &p, job, read, restore, write, &r, "deconvolve, page-locked");
   printf ("| the job, its image page-locked | %.1f ms (%.1f, %.1f, %.1f) |\n"
           "| that job over its convolutions | %.2fx |\n", bench_median (job, JOBS),
           bench_median (read, JOBS), bench_median (restore, JOBS), bench_median (write, JOBS),
@@ -135,13 +145,7 @@ bench_deconvolve (CcContext *ctx, int size)
   void *planes[2];
 
   disc_job_init (&d, size, "deconvolve");
-  for (int j = 0; j < JOBS; j++)
-    {
-      time_jobs (ctx, &d, &d.dst, 1, &job[j], &r, "deconvolve");
-      read[j] = r.upload_ms;
-      restore[j] = r.kernel_ms;
-      write[j] = r.download_ms;
-    }
+  time_parts (ctx, &d, job, read, restore, write, &r, "deconvolve");
   printf ("\nRichardson-Lucy, %dx%d RGBA 8-bit sRGB, %d iterations, disc of radius 10 "
           "(%dx%d): %s\n", size, size, d.p.iterations, d.mask.width, d.mask.height, r.kernel);
 
@@ -196,11 +200,7 @@ bench_deconvolve (CcContext *ctx, int size)
   for (int m = 0; m < 2; m++)
     {
       d.o.method = m == 0 ? CC_METHOD_AUTO : CC_METHOD_CPU;
-      for (int j = 0; j < JOBS; j++)
-        {
-          time_jobs (ctx, &d, &d.dst, 1, &job[j], &r, "deconvolve: Wiener");
-          restore[j] = r.kernel_ms;
-        }
+      time_parts (ctx, &d, job, read, restore, write, &r, "deconvolve: Wiener");
       printf ("| %s | %.1f ms (the restoring %.1f ms) |\n", r.kernel, bench_median (job, JOBS),
               bench_median (restore, JOBS));
     }

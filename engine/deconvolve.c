@@ -942,7 +942,6 @@ tell_result (const Deconv *d, const char *note, CcResult *r)
       const int on_host = d->on_gpu ? d->spectra_on_host : 0;
 
       cc_wiener_canvas (&job, &c);
-
       snprintf (r->kernel, sizeof r->kernel, "%s wiener, %lldx%lld canvas%s%.0d%s%s",
                 d->on_gpu ? "gpu" : "cpu", (long long) c.tx, (long long) c.ty,
                 on_host ? ", " : "", on_host, on_host ? " spectra in host memory" : "",

@@ -127,10 +127,10 @@ plan_layout (struct _CcGpu *g, const CcKernels *k, const CcJob *job, int max_lan
     }
   p->fft = k->planes;
   p->fft_work = p->fft && g->fft_cufft;
-  /* Only floating-point samples (half, float, double) can be infinite or NaN. */
-  /* A followed job's planes hold finite values (the deconvolution reads a
-   * non-finite sample as 0), and the exact kernel would write past the
-   * step. */
+  /* Only floating-point samples (half, float, double) can be infinite or
+   * NaN.  A followed job's planes hold finite values (the deconvolution
+   * reads a non-finite sample as 0), and the exact kernel would write past
+   * the step. */
   p->exact_after = (src->type == CC_TYPE_FLOAT || src->type == CC_TYPE_HALF ||
                     src->type == CC_TYPE_DOUBLE) && k->reach_past && k->reach_past (g, job) &&
                    job->follow.step == CC_FOLLOW_NONE;
