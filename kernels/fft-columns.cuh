@@ -29,87 +29,12 @@ product_for_inverse (float2 x, float2 m, float scale)
  *
  * Where a tile's side down is 256, 512 or 1024, after the rows' transforms
  * one kernel does the rest: a block stages a group of a tile's row-spectrum
- * columns in shared memory (coalesced), and each column's T points go to
- * L = T / 32 lanes of a warp, 32 points a lane, point n to lane n mod L.
- * A lane's 32 points are a DFT of 32 in registers; after the twiddles, one exchange through
- * the column's own slots (the warp's alone, so no block barrier) gives
- * each lane whole DFTs of L across the lanes; then the product with the
- * mask's conjugate spectrum, and the inverse the same way (the forward
- * transform of the conjugate, conjugated).  The spectra are read and
- * written once, with two block barriers: cuFFT's 2D transforms read and
- * wrote them twice each, and the product once more. */
-constexpr int COLUMN_THREADS = 256;
-constexpr int COLUMN_POINTS = 8192;   /* a block's: 32 a thread */
-
-/* Columns a block, for tiles T tall. */
-__host__ __device__ constexpr int
-column_count (int t)
-{
-  return COLUMN_POINTS / t;
-}
-
-/* Shared memory holds a block's columns one after another, column c from
- * slot c S + (c / 2 where T = 256), S (column_stride) at least the
- * exchange's 32 (L + 1) slots; S and the skew put the staging's stores (a
- * half warp's 2 rows of 8 columns, or a row of 16) and the exchanges of
- * half warps holding two columns on distinct banks, 8-byte slots counted
- * mod 16. */
-__host__ __device__ constexpr int
-column_stride (int t)
-{
-  return t == 1024 ? 1058 : t == 512 ? 545 : 296;
-}
-
-__host__ __device__ constexpr int
-column_base (int t, int c)
-{
-  return c * column_stride (t) + (t == 256 ? c / 2 : 0);
-}
-
-/* Slots the columns take, then the twiddles' T. */
-__host__ __device__ constexpr int
-column_slots (int t)
-{
-  return column_base (t, column_count (t)) + t;
-}
-
-/* A column's transform of T = 32 L points by its L lanes (l the lane's
- * place among them), x[n1] holding point l + L n1 before and, after,
- * frequency l + L n1 as well: a DFT of 32 down n1, the twiddles
- * W_T^(l k1) (tw[k1 L + l]), the exchange through the column's slots
- * (element (k1, n2) in slot (L + 1) k1 + n2: both sides' lanes on distinct
- * banks, at offsets known at compile time), then DFTs of L across, the
- * lane taking k1 = l + L q. */
-template <int T>
-__device__ __forceinline__ void
-column_transform (float2 *x, int l, float2 *column, const float2 *tw)
-{
-  constexpr int L = T / 32, Q = 32 / L;
-
-  dft<32> (x);
-  __syncwarp ();   /* keeps the twiddles' loads from being hoisted, and spilled */
-#pragma unroll
-  for (int k1 = 1; k1 < 32; k1++)
-    x[k1] = cmul (x[k1], tw[k1 * L + l]);
-  __syncwarp ();
-#pragma unroll
-  for (int k1 = 0; k1 < 32; k1++)
-    column[(L + 1) * k1 + l] = x[k1];
-  __syncwarp ();
-#pragma unroll
-  for (int q = 0; q < Q; q++)
-    {
-      float2 y[L];
-
-#pragma unroll
-      for (int n2 = 0; n2 < L; n2++)
-        y[n2] = column[(L + 1) * (l + L * q) + n2];
-      dft<L> (y);
-#pragma unroll
-      for (int k2 = 0; k2 < L; k2++)
-        x[q + Q * k2] = y[k2];
-    }
-}
+ * columns in shared memory (coalesced), transforms each in registers
+ * (seq_fft), multiplies it by the mask's conjugate spectrum, and transforms
+ * it back the same way (the forward transform of the conjugate,
+ * conjugated).  The spectra are read and written once, with two block
+ * barriers: cuFFT's 2D transforms read and wrote them twice each, and the
+ * product once more. */
 
 /* A block's columns of one transform's row spectra (the first 'cols' of
  * 'row' complex a row, transforms 'stride' apart): down, times the
@@ -117,18 +42,18 @@ column_transform (float2 *x, int l, float2 *column, const float2 *tw)
  * each; abs_columns, where given, |mask|'s, for each tile's last) and
  * 'scale', and back. */
 template <int T>
-__global__ void __launch_bounds__ (COLUMN_THREADS, 2)
+__global__ void __launch_bounds__ (SEQ_THREADS, 2)
 fft_columns (float2 *spectra, const float2 *mask_columns, const float2 *abs_columns,
              int per_tile, int row, int cols, int groups, size_t stride, float scale)
 {
-  constexpr int COLS = column_count (T), L = T / 32, Q = 32 / L;
-  constexpr int ROWS = COLUMN_THREADS / COLS;   /* staged a step */
+  constexpr int COLS = seq_count (T), L = T / 32, Q = 32 / L;
+  constexpr int ROWS = SEQ_THREADS / COLS;   /* staged a step */
   extern __shared__ float2 column_shared[];
-  float2 *const tw = column_shared + column_base (T, COLS);
+  float2 *const tw = column_shared + seq_base (T, COLS);
   const int kx0 = (int) (blockIdx.x % groups) * COLS, valid = min (COLS, cols - kx0);
   const int sc = threadIdx.x % COLS, sr = threadIdx.x / COLS;
   float2 *const g = spectra + blockIdx.x / groups * stride + kx0 + sr * row + sc;
-  float2 *const staged = column_shared + column_base (T, sc) + sr;
+  float2 *const staged = column_shared + seq_base (T, sc) + sr;
   const int lane = threadIdx.x % 32, col = threadIdx.x / 32 * Q + lane / L, l = lane % L;
 
   {
@@ -141,17 +66,11 @@ fft_columns (float2 *spectra, const float2 *mask_columns, const float2 *abs_colu
     for (int s = 0; s < T / ROWS; s++)
       staged[ROWS * s] = v[s];
   }
-  for (int e = threadIdx.x; e < T; e += COLUMN_THREADS)
-    {
-      float sin, cos;
-
-      sincospif (-2.0f * (e % L) * (e / L) / T, &sin, &cos);
-      tw[e] = make_float2 (cos, sin);
-    }
+  seq_twiddles<T> (tw);
   __syncthreads ();
   if (threadIdx.x / 32 * Q < valid)
     {
-      float2 *const column = column_shared + column_base (T, col);
+      float2 *const column = column_shared + seq_base (T, col);
       const int transform = (int) (blockIdx.x / groups);
       const float2 *const m = tile_spectrum (mask_columns, abs_columns, transform, per_tile) +
                               (size_t) (kx0 + col) * T + l;
@@ -165,7 +84,7 @@ fft_columns (float2 *spectra, const float2 *mask_columns, const float2 *abs_colu
 #pragma unroll 1
       for (int inverse = 0; inverse < 2; inverse++)
         {
-          column_transform<T> (x, l, column, tw);
+          seq_fft<T> (x, l, column, tw);
           if (inverse)
             break;
 #pragma unroll
@@ -293,15 +212,15 @@ launch_columns_t (float2 *spectra, const float2 *mask_columns, const float2 *abs
                   int per_tile, int row, int cols, int transforms, size_t stride, float scale,
                   cudaStream_t stream)
 {
-  constexpr int COLS = column_count (T);
+  constexpr int COLS = seq_count (T);
   const int groups = (cols + COLS - 1) / COLS;
-  const size_t shared = sizeof (float2) * column_slots (T);
+  const size_t shared = sizeof (float2) * seq_slots (T);
   cudaError_t err;
 
   if ((err = cudaFuncSetAttribute (fft_columns<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    (int) shared)) != cudaSuccess)
     return err;
-  fft_columns<T><<<(unsigned) groups * transforms, COLUMN_THREADS, shared, stream>>>
+  fft_columns<T><<<(unsigned) groups * transforms, SEQ_THREADS, shared, stream>>>
     (spectra, mask_columns, abs_columns, per_tile, row, cols, groups, stride, scale);
   return cudaGetLastError ();
 }

@@ -291,4 +291,105 @@ smem_fft (float2 *sh, int M, int S, int threads)
     stockham_pass<2> (sh, M, S, Ns, threads);
 }
 
+/* ---- Sequences of 128 to 1024 points in registers ----
+ *
+ * fft_columns' columns (256 to 1024) and fft_rows_in_registers' rows: a
+ * sequence of T points goes to L = T / 32 lanes of a warp, 32 points a
+ * lane, point n to lane n mod L (so that a warp's load of a row is L
+ * consecutive points).
+ * A lane's 32 points are a DFT of 32 in registers; after the twiddles, one
+ * exchange through the sequence's own slots in shared memory (the warp's
+ * alone, so no block barrier) gives each lane whole DFTs of L across the
+ * lanes.  A block of 256 threads holds 8192 points. */
+constexpr int SEQ_THREADS = 256;
+constexpr int SEQ_POINTS = 8192;   /* a block's: 32 a thread */
+
+/* Sequences a block, of T points each. */
+__host__ __device__ constexpr int
+seq_count (int t)
+{
+  return SEQ_POINTS / t;
+}
+
+/* Shared memory holds a block's sequences one after another, sequence c
+ * from slot c S + (c / 2 where T = 256), S (seq_stride) at least the
+ * exchange's 32 (L + 1) slots; S and the skew put fft_columns' staging
+ * stores (a half warp's 2 rows of 8 columns, or a row of 16), the
+ * exchanges of half warps holding two sequences, and a half warp's L
+ * consecutive points of each of its sequences on distinct banks, 8-byte
+ * slots counted mod 16. */
+__host__ __device__ constexpr int
+seq_stride (int t)
+{
+  return t == 1024 ? 1058 : t == 512 ? 545 : t == 256 ? 296 : 164;
+}
+
+__host__ __device__ constexpr int
+seq_base (int t, int c)
+{
+  return c * seq_stride (t) + (t == 256 ? c / 2 : 0);
+}
+
+/* Slots the sequences take, then the twiddles' T. */
+__host__ __device__ constexpr int
+seq_slots (int t)
+{
+  return seq_base (t, seq_count (t)) + t;
+}
+
+/* A sequence's transform of T = 32 L points by its L lanes (l the lane's
+ * place among them), x[n1] holding point l + L n1 before and, after,
+ * frequency l + L n1 as well: a DFT of 32 down n1, the twiddles
+ * W_T^(l k1) (tw[k1 L + l]), the exchange through the sequence's slots
+ * (element (k1, n2) in slot (L + 1) k1 + n2: both sides' lanes on distinct
+ * banks, at offsets known at compile time), then DFTs of L across, the
+ * lane taking k1 = l + L q. */
+template <int T>
+__device__ __forceinline__ void
+seq_fft (float2 *x, int l, float2 *slots, const float2 *tw)
+{
+  constexpr int L = T / 32, Q = 32 / L;
+
+  dft<32> (x);
+  __syncwarp ();   /* keeps the twiddles' loads from being hoisted, and spilled */
+#pragma unroll
+  for (int k1 = 1; k1 < 32; k1++)
+    x[k1] = cmul (x[k1], tw[k1 * L + l]);
+  __syncwarp ();
+#pragma unroll
+  for (int k1 = 0; k1 < 32; k1++)
+    slots[(L + 1) * k1 + l] = x[k1];
+  __syncwarp ();
+#pragma unroll
+  for (int q = 0; q < Q; q++)
+    {
+      float2 y[L];
+
+#pragma unroll
+      for (int n2 = 0; n2 < L; n2++)
+        y[n2] = slots[(L + 1) * (l + L * q) + n2];
+      dft<L> (y);
+#pragma unroll
+      for (int k2 = 0; k2 < L; k2++)
+        x[q + Q * k2] = y[k2];
+    }
+}
+
+/* The twiddles seq_fft reads, W_T^(l k1) at tw[k1 L + l], computed by the
+ * block; the caller's barrier makes them visible. */
+template <int T>
+__device__ __forceinline__ void
+seq_twiddles (float2 *tw)
+{
+  constexpr int L = T / 32;
+
+  for (int e = threadIdx.x; e < T; e += SEQ_THREADS)
+    {
+      float sin, cos;
+
+      sincospif (-2.0f * (e % L) * (e / L) / T, &sin, &cos);
+      tw[e] = make_float2 (cos, sin);
+    }
+}
+
 #endif

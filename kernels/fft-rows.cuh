@@ -1,5 +1,5 @@
 /* fft's fourth room: the row transforms, real to complex and back, in
- * shared memory, and their launcher.  Included by fft.cu only (one module).
+ * registers or shared memory, and their launcher.  Included by fft.cu only (one module).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -12,14 +12,49 @@
  *
  * A row of t reals is taken as a complex sequence of M = t / 2 points, its
  * even samples the real parts and its odd the imaginary, transformed in
- * shared memory (smem_fft); the row's t / 2 + 1 complex values follow from
- * each frequency and its mirror, with the twiddles of t points.  The
- * inverse undoes that, unnormalised as cuFFT's C2R is (t times the row),
- * through the forward transform of the conjugate.  In place, each row's
- * spectrum 'pitch' floats from the next; a block of 256 threads takes
- * 2048 / M rows. */
+ * registers (seq_fft, M from 128 to 1024) or in shared memory (smem_fft,
+ * the others; a block of 256 threads takes 2048 / M rows); the row's t / 2
+ * + 1 complex values follow from each frequency and its mirror, with the
+ * twiddles of t points.  The inverse undoes that, unnormalised as cuFFT's
+ * C2R is (t times the row), through the forward transform of the
+ * conjugate.  In place, each row's spectrum 'pitch' floats from the
+ * next. */
 constexpr int ROW_POINTS = 2048;
 constexpr int ROW_THREADS = ROW_POINTS / 8;
+
+/* A row of 2M reals is transformed as a complex sequence of M points, its
+ * even samples the real parts and its odd the imaginary.  From that
+ * sequence's Z[k] and Z[M - k] (a, b) and W_2M^k (w): the row's X[k],
+ * and X[M - k] in *mirror.  The even samples' spectrum is E = (Z[k] +
+ * conj Z[M-k]) / 2, the odd's O = (Z[k] - conj Z[M-k]) / 2i; X[k] = E +
+ * W^k O, X[M - k] = conj (E - W^k O). */
+__device__ __forceinline__ float2
+real_spectrum (float2 a, float2 b, float2 w, float2 *mirror)
+{
+  const float2 even = make_float2 (0.5f * (a.x + b.x), 0.5f * (a.y - b.y));
+  const float2 odd = make_float2 (0.5f * (a.y + b.y), -0.5f * (a.x - b.x));
+  const float2 wo = cmul (w, odd);
+
+  *mirror = make_float2 (even.x - wo.x, wo.y - even.y);
+  return make_float2 (even.x + wo.x, even.y + wo.y);
+}
+
+/* The inverse's: from the row's X[k] and X[M - k] (a, b) and W_2M^k (w),
+ * Z'[k] = (X[k] + conj X[M-k]) + i W^-k (X[k] - conj X[M-k]), twice the
+ * complex sequence's spectrum, conjugated so that a forward transform
+ * inverts it; Z'[M - k] in *mirror. */
+__device__ __forceinline__ float2
+sequence_spectrum (float2 a, float2 b, float2 w, float2 *mirror)
+{
+  const float2 sum = make_float2 (a.x + b.x, a.y - b.y);
+  const float2 diff = make_float2 (a.x - b.x, a.y + b.y);
+  /* i conj (w) diff = (-u, v); Z'[M-k] = conj (sum) + i w conj (diff),
+   * i w conj (diff) = (u, v). */
+  const float u = w.x * diff.y - w.y * diff.x, v = w.x * diff.x + w.y * diff.y;
+
+  *mirror = make_float2 (sum.x + u, sum.y - v);
+  return make_float2 (sum.x - u, -(sum.y + v));
+}
 
 /* The block's rows into shared memory, 'points' complex values each (M
  * to transform, M + 1 of a spectrum), zero past the last row. */
@@ -50,23 +85,16 @@ rows_to_spectra (float2 *sh, float *planes, int pitch, long long rows, long long
   constexpr int RB = ROW_POINTS / M, S = padded_length (M), H = M / 2 + 1;
 
   smem_fft (sh, M, S, ROW_THREADS);
-  /* Frequencies k and M - k from Z[k] and Z[M - k]: the even samples'
-   * spectrum E = (Z[k] + conj Z[M-k]) / 2, the odd's O = (Z[k] - conj
-   * Z[M-k]) / 2i; X[k] = E + W^k O, X[M - k] = conj (E - W^k O). */
   for (int e = threadIdx.x; e < RB * H; e += ROW_THREADS)
     {
       const int q = e / H, k = e % H;
 
       if (row0 + q >= rows)
         continue;
-      const float2 a = sh[q * S + padded (k)], b = sh[q * S + padded ((M - k) & (M - 1))];
-      const float2 even = make_float2 (0.5f * (a.x + b.x), 0.5f * (a.y - b.y));
-      const float2 odd = make_float2 (0.5f * (a.y + b.y), -0.5f * (a.x - b.x));
-      const float2 wo = cmul (turn ((float) k / (float) (2 * M)), odd);
       float2 *const out = reinterpret_cast<float2 *> (planes + (row0 + q) * pitch);
 
-      out[k] = make_float2 (even.x + wo.x, even.y + wo.y);
-      out[M - k] = make_float2 (even.x - wo.x, wo.y - even.y);
+      out[k] = real_spectrum (sh[q * S + padded (k)], sh[q * S + padded ((M - k) & (M - 1))],
+                              turn ((float) k / (float) (2 * M)), &out[M - k]);
     }
 }
 
@@ -78,24 +106,18 @@ spectra_to_rows (float2 *sh, float *planes, int pitch, long long rows, long long
 {
   constexpr int RB = ROW_POINTS / M, S = padded_length (M), H = M / 2 + 1;
 
-  /* Z'[k] = (X[k] + conj X[M-k]) + i W^-k (X[k] - conj X[M-k]), twice the
-   * complex sequence's spectrum, stored conjugated; a thread takes k and
-   * M - k together, so that no other reads what it overwrites. */
+  /* A thread takes k and M - k together, so that no other reads what it
+   * overwrites. */
   for (int e = threadIdx.x; e < RB * H; e += ROW_THREADS)
     {
       const int q = e / H, k = e % H;
       float2 *const x = sh + q * S;
-      const float2 a = x[padded (k)], b = x[padded (M - k)];
-      const float2 w = turn ((float) k / (float) (2 * M));   /* W^k; W^-k is its conjugate */
-      const float2 sum = make_float2 (a.x + b.x, a.y - b.y);
-      const float2 diff = make_float2 (a.x - b.x, a.y + b.y);
-      /* i conj (w) diff = (-u, v); Z'[M-k] = conj (sum) + i w conj (diff),
-       * i w conj (diff) = (u, v). */
-      const float u = w.x * diff.y - w.y * diff.x, v = w.x * diff.x + w.y * diff.y;
+      float2 mirror;
 
-      x[padded (k)] = make_float2 (sum.x - u, -(sum.y + v));
+      x[padded (k)] = sequence_spectrum (x[padded (k)], x[padded (M - k)],
+                                         turn ((float) k / (float) (2 * M)), &mirror);
       if (k > 0)
-        x[padded (M - k)] = make_float2 (sum.x + u, sum.y - v);
+        x[padded (M - k)] = mirror;
     }
   __syncthreads ();
   smem_fft (sh, M, S, ROW_THREADS);
@@ -126,7 +148,113 @@ fft_rows (float *planes, int pitch, long long rows)
     rows_to_spectra<M> (sh, planes, pitch, rows, row0);
 }
 
-/* 'rows' rows of t reals ('pitch' floats apart), forward or back. */
+/* ---- Rows of 128 to 1024 complex points, in registers ----
+ *
+ * A block's rows each to L = M / 32 lanes of a warp (seq_fft), read from
+ * the planes and written back once, L consecutive points of each row a
+ * warp's access; the frequencies k and M - k meet in the row's slots. */
+
+/* e^(-2 pi i s / 64), s from 0 to 31 known at compile time. */
+__device__ __forceinline__ float2
+turn64 (int s)
+{
+  const float c[17] = { 1.000000000f, 0.995184727f, 0.980785280f, 0.956940336f, 0.923879533f,
+                        0.881921264f, 0.831469612f, 0.773010453f, 0.707106781f, 0.634393284f,
+                        0.555570233f, 0.471396737f, 0.382683432f, 0.290284677f, 0.195090322f,
+                        0.098017140f, 0.0f };
+
+  return s <= 16 ? make_float2 (c[s], -c[16 - s]) : make_float2 (-c[32 - s], -c[s - 16]);
+}
+
+template <int M, bool INVERSE>
+__global__ void __launch_bounds__ (SEQ_THREADS, 2)
+fft_rows_in_registers (float *planes, int pitch, long long rows)
+{
+  constexpr int L = M / 32;
+  extern __shared__ float2 rows_shared[];
+  float2 *const tw = rows_shared + seq_base (M, seq_count (M));
+  const int lane = threadIdx.x % 32, l = lane % L;
+  const int q = threadIdx.x / 32 * (32 / L) + lane / L;
+  const long long row = (long long) blockIdx.x * seq_count (M) + q;
+  const bool live = row < rows;
+  float2 *const g = reinterpret_cast<float2 *> (planes + (live ? row : 0) * pitch) + l;
+  float2 *const slots = rows_shared + seq_base (M, q);
+  /* W_2M^k for k = l + L s is W_2M^l W_64^s. */
+  const float2 wl = turn ((float) l / (float) (2 * M));
+  float2 x[32];
+
+#pragma unroll
+  for (int s = 0; s < 32; s++)
+    x[s] = live ? g[L * s] : make_float2 (0.0f, 0.0f);
+  seq_twiddles<M> (tw);
+  if (INVERSE)
+    {
+      /* X[M - k] from the row's slots, X[M] from the planes. */
+#pragma unroll
+      for (int s = 0; s < 32; s++)
+        slots[l + L * s] = x[s];
+      if (l == 0)
+        slots[M] = live ? g[M] : make_float2 (0.0f, 0.0f);
+      __syncwarp ();
+#pragma unroll
+      for (int s = 0; s < 32; s++)
+        {
+          float2 mirror;
+
+          x[s] = sequence_spectrum (x[s], slots[M - l - L * s], cmul (wl, turn64 (s)), &mirror);
+        }
+      __syncwarp ();
+    }
+  __syncthreads ();
+  seq_fft<M> (x, l, slots, tw);
+  if (INVERSE)
+    {
+      if (live)
+#pragma unroll
+        for (int s = 0; s < 32; s++)
+          g[L * s] = make_float2 (x[s].x, -x[s].y);
+      return;
+    }
+  /* Z[M - k] from the row's slots. */
+  __syncwarp ();
+#pragma unroll
+  for (int s = 0; s < 32; s++)
+    slots[l + L * s] = x[s];
+  __syncwarp ();
+  if (!live)
+    return;
+#pragma unroll
+  for (int s = 0; s < 32; s++)
+    {
+      float2 mirror;
+
+      g[L * s] = real_spectrum (x[s], slots[(M - l - L * s) & (M - 1)], cmul (wl, turn64 (s)),
+                                &mirror);
+      if (s == 0 && l == 0)
+        g[M] = mirror;
+    }
+}
+
+template <int M>
+static cudaError_t
+launch_rows_in_registers (bool inverse, float *planes, int pitch, long long rows,
+                          cudaStream_t stream)
+{
+  const auto kernel = inverse ? fft_rows_in_registers<M, true> : fft_rows_in_registers<M, false>;
+  const size_t shared = sizeof (float2) * seq_slots (M);
+  const dim3 grid ((unsigned) ((rows + seq_count (M) - 1) / seq_count (M)));
+  cudaError_t err;
+
+  if ((err = cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   (int) shared)) != cudaSuccess)
+    return err;
+  kernel<<<grid, SEQ_THREADS, shared, stream>>> (planes, pitch, rows);
+  return cudaGetLastError ();
+}
+
+/* 'rows' rows of t reals ('pitch' floats apart), forward or back: M = t /
+ * 2 from 128 to 1024 in registers, the others staged (rows of 64 points,
+ * two lanes each, would load 16 bytes a row). */
 static cudaError_t
 launch_rows (int t, bool inverse, float *planes, int pitch, long long rows, cudaStream_t stream)
 {
@@ -144,11 +272,15 @@ launch_rows (int t, bool inverse, float *planes, int pitch, long long rows, cuda
     {
       ROWS_CASE (32)
       ROWS_CASE (64)
-      ROWS_CASE (128)
-      ROWS_CASE (256)
-      ROWS_CASE (512)
-      ROWS_CASE (1024)
       ROWS_CASE (2048)
+    case 128:
+      return launch_rows_in_registers<128> (inverse, planes, pitch, rows, stream);
+    case 256:
+      return launch_rows_in_registers<256> (inverse, planes, pitch, rows, stream);
+    case 512:
+      return launch_rows_in_registers<512> (inverse, planes, pitch, rows, stream);
+    case 1024:
+      return launch_rows_in_registers<1024> (inverse, planes, pitch, rows, stream);
     default:
       return cudaErrorInvalidValue;
     }

@@ -23,18 +23,19 @@ struct Axis
 
 /* A transform's time a point along one of its sides, relative (the square
  * root of the 2D figure, this method's passes over the planes included),
- * fitted to the bench (docs/performance.md; hacking.md says how); 64 and
- * 128, for small images and strips, as 256. */
+ * fitted to make bench's fft column (docs/performance.md); 64 as 128, 4096
+ * as 2048 was before the rows went to registers. */
 static double
 side_cost (int t)
 {
-  return t <= 512 ? (t == 512 ? 0.81 : 0.79) : t == 1024 ? 0.78 : t == 2048 ? 0.83 : 0.87;
+  return t <= 128 ? 0.94 : t == 256 ? 0.79 : t == 512 ? 0.76 : t == 1024 ? 0.74
+       : t == 2048 ? 0.85 : 0.89;
 }
 
 /* The power of two from 64 to 4096 whose tiles cost least; for a
- * 4096-pixel side that is 256 up to 25 taps, 512 to 31 and 1024 beyond,
- * where the halo would eat more of a smaller tile.  A mask is at most
- * 1023 long, so 4096 always keeps outputs. */
+ * 4096-pixel side that is 256 up to 16 taps, 512 to 57, 1024 to 342 and
+ * 2048 beyond, where the halo would eat more of a smaller tile.  A mask is
+ * at most 1023 long, so 4096 always keeps outputs. */
 static Axis
 axis_for (int length, int mask)
 {
