@@ -1,8 +1,9 @@
 /* cuFFT's own time on the tiles the fft method could cut an image into:
  * in-place R2C and C2R, batched as the method batches them (tiles x four
  * channels), for each power-of-two side from 256 to 4096 and some smooth
- * ones.  kernels/fft.cu's side costs are fitted to these figures and to
- * make bench's (docs/performance.md); on another GPU, run this first.
+ * ones: what the project's own row transforms are compared with
+ * (kernels/fft-tiles.cuh's side costs are fitted to make bench's fft
+ * column, docs/performance.md).
  *
  * usage: fft-sides [--size N] [--mask K]
  *
