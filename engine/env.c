@@ -52,6 +52,7 @@ cc_env_read (CcEnv *env)
   v = getenv ("CUDA_CONVOLVE_PIPELINE");
   env->pipeline = !(v && strcmp (v, "0") == 0);
   env->cufft = getenv ("CUDA_CONVOLVE_CUFFT");
+  cc_bytes_parse (getenv ("CUDA_CONVOLVE_SHARED_LIMIT"), &env->shared_limit);
 }
 
 uint64_t

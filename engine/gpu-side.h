@@ -98,6 +98,9 @@ typedef struct
   bool        no_gpu;         /* CUDA_CONVOLVE_NO_GPU set (not "0"): the CPU only */
   bool        pipeline;       /* CUDA_CONVOLVE_PIPELINE=0 turns lanes and staging off */
   const char *cufft;          /* CUDA_CONVOLVE_CUFFT: cuFFT's path, or NULL */
+  uint64_t    shared_limit;   /* CUDA_CONVOLVE_SHARED_LIMIT: bytes of shared memory a block
+                                 and a multiprocessor have at most, as on a smaller GPU
+                                 (the tests); 0: the device's */
 } CcEnv;
 
 void     cc_env_read (CcEnv *env);

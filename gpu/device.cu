@@ -239,6 +239,11 @@ gpu_start_up (struct _CcGpu *g)
   g->facts.major = prop.major;
   g->facts.shared_optin = prop.sharedMemPerBlockOptin;
   g->facts.shared_per_sm = prop.sharedMemPerMultiprocessor;
+  /* The tests' smaller GPU: every launcher reads these. */
+  if (g->shared_limit && g->shared_limit < g->facts.shared_optin)
+    g->facts.shared_optin = g->shared_limit;
+  if (g->shared_limit && g->shared_limit < g->facts.shared_per_sm)
+    g->facts.shared_per_sm = g->shared_limit;
   g->status = CC_OK;
   modules_start (g, prop.major, prop.minor);
 }
@@ -264,6 +269,7 @@ cc_gpu_new (const CcEnv *env, int threads)
     return NULL;
   g->no_gpu = env->no_gpu;
   g->fft_cufft = env->cufft && *env->cufft ? strdup (env->cufft) : NULL;
+  g->shared_limit = env->shared_limit;
   /* Off: one strip where the image fits, the driver's own copies. */
   g->pipeline = env->pipeline;
   /* Staging copies on the context's threads up to 16, the caller's

@@ -82,6 +82,7 @@ struct _CcGpu
   int             stage_threads;
   bool            no_gpu;         /* CUDA_CONVOLVE_NO_GPU: start no GPU */
   char           *fft_cufft;      /* CUDA_CONVOLVE_CUFFT: fft's rows by that cuFFT */
+  uint64_t        shared_limit;   /* CUDA_CONVOLVE_SHARED_LIMIT, or 0 */
   float          *mask;           /* device copy for methods that read it there */
   Claims         *claims;         /* the lanes' shared words, one Claims each */
   Fallbacks      *ran;            /* the lanes' copies, one each (page-locked) */

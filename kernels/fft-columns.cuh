@@ -214,7 +214,7 @@ launch_columns_t (float2 *spectra, const float2 *mask_columns, const float2 *abs
 {
   constexpr int COLS = seq_count (T);
   const int groups = (cols + COLS - 1) / COLS;
-  const size_t shared = sizeof (float2) * seq_slots (T);
+  const size_t shared = seq_bytes (T);
   cudaError_t err;
 
   if ((err = cudaFuncSetAttribute (fft_columns<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -225,15 +225,25 @@ launch_columns_t (float2 *spectra, const float2 *mask_columns, const float2 *abs
   return cudaGetLastError ();
 }
 
+/* Whether columns t tall go through fft_columns: 256 to 1024, where a
+ * block may have its shared memory ('shared_optin' bytes). */
+static bool
+columns_in_registers (int t, size_t shared_optin)
+{
+  return t >= 256 && t <= 1024 && seq_bytes (t) <= shared_optin;
+}
+
 /* The columns of tiles t tall, 64 to 4096, with the product. */
 static cudaError_t
 launch_columns (int t, float2 *spectra, const float2 *mask_columns, const float2 *abs_columns,
                 int per_tile, int row, int cols, int transforms, size_t stride, float scale,
-                cudaStream_t stream)
+                size_t shared_optin, cudaStream_t stream)
 {
-  if (t < 256 || t > 1024)
+  if (!columns_in_registers (t, shared_optin))
     return (t == 64 ? launch_staged_t<64, true> : t == 128 ? launch_staged_t<128, true>
-            : t == 2048 ? launch_staged_t<2048, true> : launch_staged_t<4096, true>)
+            : t == 256 ? launch_staged_t<256, true> : t == 512 ? launch_staged_t<512, true>
+            : t == 1024 ? launch_staged_t<1024, true> : t == 2048 ? launch_staged_t<2048, true>
+            : launch_staged_t<4096, true>)
       (spectra, mask_columns, abs_columns, per_tile, row, cols, transforms, stride, scale, NULL,
        stream);
   const auto launch = t == 256 ? launch_columns_t<256>

@@ -1,7 +1,8 @@
 /* The DFT building blocks the fft method's kernels share (kernels/fft.cu):
- * complex products, the twiddles of 32 points, DFTs of 2 to 32 points in
+ * complex products, the twiddles of 64 points, DFTs of 2 to 32 points in
  * registers (and of 3, 5 and 7, Wiener's mixed radices: kernels/wiener.cu),
- * and a Stockham FFT of power-of-two sequences in shared memory.
+ * a Stockham FFT of power-of-two sequences in shared memory, and sequences
+ * of 128 to 1024 points in registers.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -40,6 +41,19 @@ rotate32 (float2 v, int m)
     case 28: return make_float2 ((v.x - v.y) * r, (v.x + v.y) * r);
     default: return cmul (v, make_float2 (cos32[m & 31], -cos32[(m + 24) & 31]));
     }
+}
+
+/* e^(-2 pi i s / 64), s from 0 to 31 known at compile time (the twiddles
+ * fft_rows_in_registers pairs frequencies with). */
+__device__ __forceinline__ float2
+turn64 (int s)
+{
+  const float c[17] = { 1.000000000f, 0.995184727f, 0.980785280f, 0.956940336f, 0.923879533f,
+                        0.881921264f, 0.831469612f, 0.773010453f, 0.707106781f, 0.634393284f,
+                        0.555570233f, 0.471396737f, 0.382683432f, 0.290284677f, 0.195090322f,
+                        0.098017140f, 0.0f };
+
+  return s <= 16 ? make_float2 (c[s], -c[16 - s]) : make_float2 (-c[32 - s], -c[s - 16]);
 }
 
 /* Forward DFTs of 2 to 32 points, in place, in natural order. */
@@ -313,11 +327,12 @@ seq_count (int t)
 
 /* Shared memory holds a block's sequences one after another, sequence c
  * from slot c S + (c / 2 where T = 256), S (seq_stride) at least the
- * exchange's 32 (L + 1) slots; S and the skew put fft_columns' staging
- * stores (a half warp's 2 rows of 8 columns, or a row of 16), the
- * exchanges of half warps holding two sequences, and a half warp's L
- * consecutive points of each of its sequences on distinct banks, 8-byte
- * slots counted mod 16. */
+ * exchange's 32 (L + 1) slots and the T + 1 points of a row's spectrum;
+ * S and the skew put fft_columns' staging stores (a half warp's 2 rows of
+ * 8 columns, or a row of 16), the exchanges of half warps holding two or
+ * (T = 128, S = 4 mod 16) four sequences, and a half warp's L consecutive
+ * points of each of its sequences on distinct banks, 8-byte slots counted
+ * mod 16. */
 __host__ __device__ constexpr int
 seq_stride (int t)
 {
@@ -337,6 +352,14 @@ seq_slots (int t)
   return seq_base (t, seq_count (t)) + t;
 }
 
+/* A block's shared memory: more than a block may have on some GPUs (64 KB
+ * on sm_75), where the callers take their staged kernels instead. */
+__host__ __device__ constexpr size_t
+seq_bytes (int t)
+{
+  return sizeof (float2) * seq_slots (t);
+}
+
 /* A sequence's transform of T = 32 L points by its L lanes (l the lane's
  * place among them), x[n1] holding point l + L n1 before and, after,
  * frequency l + L n1 as well: a DFT of 32 down n1, the twiddles
@@ -350,6 +373,7 @@ seq_fft (float2 *x, int l, float2 *slots, const float2 *tw)
 {
   constexpr int L = T / 32, Q = 32 / L;
 
+  static_assert (T >= 128 && T <= 1024, "seq_stride has slots for 128 to 1024 points");
   dft<32> (x);
   __syncwarp ();   /* keeps the twiddles' loads from being hoisted, and spilled */
 #pragma unroll

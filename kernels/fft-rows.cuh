@@ -1,5 +1,6 @@
 /* fft's fourth room: the row transforms, real to complex and back, in
- * registers or shared memory, and their launcher.  Included by fft.cu only (one module).
+ * registers or shared memory, and their launcher.  Included by fft.cu
+ * only (one module).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later WITH NVIDIA-CUDA-exception
  */
@@ -12,8 +13,9 @@
  *
  * A row of t reals is taken as a complex sequence of M = t / 2 points, its
  * even samples the real parts and its odd the imaginary, transformed in
- * registers (seq_fft, M from 128 to 1024) or in shared memory (smem_fft,
- * the others; a block of 256 threads takes 2048 / M rows); the row's t / 2
+ * registers (seq_fft, M from 128 to 1024 where a block may have its shared
+ * memory) or in shared memory (smem_fft, the others; a block of 256 threads
+ * takes 2048 / M rows); the row's t / 2
  * + 1 complex values follow from each frequency and its mirror, with the
  * twiddles of t points.  The inverse undoes that, unnormalised as cuFFT's
  * C2R is (t times the row), through the forward transform of the
@@ -148,24 +150,13 @@ fft_rows (float *planes, int pitch, long long rows)
     rows_to_spectra<M> (sh, planes, pitch, rows, row0);
 }
 
-/* ---- Rows of 128 to 1024 complex points, in registers ----
- *
- * A block's rows each to L = M / 32 lanes of a warp (seq_fft), read from
+/* ---- Rows of 128 to 1024 complex points, in registers ---- */
+
+/* A block's rows each to L = M / 32 lanes of a warp (seq_fft), read from
  * the planes and written back once, L consecutive points of each row a
- * warp's access; the frequencies k and M - k meet in the row's slots. */
-
-/* e^(-2 pi i s / 64), s from 0 to 31 known at compile time. */
-__device__ __forceinline__ float2
-turn64 (int s)
-{
-  const float c[17] = { 1.000000000f, 0.995184727f, 0.980785280f, 0.956940336f, 0.923879533f,
-                        0.881921264f, 0.831469612f, 0.773010453f, 0.707106781f, 0.634393284f,
-                        0.555570233f, 0.471396737f, 0.382683432f, 0.290284677f, 0.195090322f,
-                        0.098017140f, 0.0f };
-
-  return s <= 16 ? make_float2 (c[s], -c[16 - s]) : make_float2 (-c[32 - s], -c[s - 16]);
-}
-
+ * warp's access; the frequencies k and M - k meet in the row's slots.
+ * Rows past the last are neither read nor written, but their threads
+ * reach every barrier. */
 template <int M, bool INVERSE>
 __global__ void __launch_bounds__ (SEQ_THREADS, 2)
 fft_rows_in_registers (float *planes, int pitch, long long rows)
@@ -179,7 +170,7 @@ fft_rows_in_registers (float *planes, int pitch, long long rows)
   const bool live = row < rows;
   float2 *const g = reinterpret_cast<float2 *> (planes + (live ? row : 0) * pitch) + l;
   float2 *const slots = rows_shared + seq_base (M, q);
-  /* W_2M^k for k = l + L s is W_2M^l W_64^s. */
+  /* W_2M^k for k = l + L s is W_2M^l W_64^s, 2M being 64 L. */
   const float2 wl = turn ((float) l / (float) (2 * M));
   float2 x[32];
 
@@ -203,7 +194,6 @@ fft_rows_in_registers (float *planes, int pitch, long long rows)
 
           x[s] = sequence_spectrum (x[s], slots[M - l - L * s], cmul (wl, turn64 (s)), &mirror);
         }
-      __syncwarp ();
     }
   __syncthreads ();
   seq_fft<M> (x, l, slots, tw);
@@ -235,32 +225,38 @@ fft_rows_in_registers (float *planes, int pitch, long long rows)
     }
 }
 
+/* fft_rows_in_registers over 'rows' rows, forward or back. */
 template <int M>
 static cudaError_t
 launch_rows_in_registers (bool inverse, float *planes, int pitch, long long rows,
                           cudaStream_t stream)
 {
   const auto kernel = inverse ? fft_rows_in_registers<M, true> : fft_rows_in_registers<M, false>;
-  const size_t shared = sizeof (float2) * seq_slots (M);
   const dim3 grid ((unsigned) ((rows + seq_count (M) - 1) / seq_count (M)));
   cudaError_t err;
 
   if ((err = cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   (int) shared)) != cudaSuccess)
+                                   (int) seq_bytes (M))) != cudaSuccess)
     return err;
-  kernel<<<grid, SEQ_THREADS, shared, stream>>> (planes, pitch, rows);
+  kernel<<<grid, SEQ_THREADS, seq_bytes (M), stream>>> (planes, pitch, rows);
   return cudaGetLastError ();
 }
 
 /* 'rows' rows of t reals ('pitch' floats apart), forward or back: M = t /
- * 2 from 128 to 1024 in registers, the others staged (rows of 64 points,
- * two lanes each, would load 16 bytes a row). */
+ * 2 from 128 to 1024 in registers where a block may have their shared
+ * memory ('shared_optin' bytes), the others staged (rows of 64 points, two
+ * lanes each, would load 16 bytes a row; of 2048, 64 lanes). */
 static cudaError_t
-launch_rows (int t, bool inverse, float *planes, int pitch, long long rows, cudaStream_t stream)
+launch_rows (int t, bool inverse, float *planes, int pitch, long long rows, size_t shared_optin,
+             cudaStream_t stream)
 {
   const int m = t / 2, per_block = ROW_POINTS / m;
   const dim3 grid ((unsigned) ((rows + per_block - 1) / per_block));
 
+  if (m >= 128 && m <= 1024 && seq_bytes (m) <= shared_optin)
+    return (m == 128 ? launch_rows_in_registers<128> : m == 256 ? launch_rows_in_registers<256>
+            : m == 512 ? launch_rows_in_registers<512> : launch_rows_in_registers<1024>)
+      (inverse, planes, pitch, rows, stream);
 #define ROWS_CASE(M)                                                                   \
   case M:                                                                              \
     if (inverse)                                                                       \
@@ -272,15 +268,11 @@ launch_rows (int t, bool inverse, float *planes, int pitch, long long rows, cuda
     {
       ROWS_CASE (32)
       ROWS_CASE (64)
+      ROWS_CASE (128)
+      ROWS_CASE (256)
+      ROWS_CASE (512)
+      ROWS_CASE (1024)
       ROWS_CASE (2048)
-    case 128:
-      return launch_rows_in_registers<128> (inverse, planes, pitch, rows, stream);
-    case 256:
-      return launch_rows_in_registers<256> (inverse, planes, pitch, rows, stream);
-    case 512:
-      return launch_rows_in_registers<512> (inverse, planes, pitch, rows, stream);
-    case 1024:
-      return launch_rows_in_registers<1024> (inverse, planes, pitch, rows, stream);
     default:
       return cudaErrorInvalidValue;
     }

@@ -23,8 +23,9 @@ struct Axis
 
 /* A transform's time a point along one of its sides, relative (the square
  * root of the 2D figure, this method's passes over the planes included),
- * fitted to make bench's fft column (docs/performance.md); 64 as 128, 4096
- * as 2048 was before the rows went to registers. */
+ * fitted to make bench's fft column on an H200 (docs/performance.md); 64
+ * is priced as 128, and 4096 keeps its old ratio to 2048, neither timed
+ * again. */
 static double
 side_cost (int t)
 {

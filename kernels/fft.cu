@@ -75,6 +75,7 @@ struct CcFftState
   bool        planned;
   MaskSpectra spectra[2];
   int         last;           /* the slot the last strip used */
+  size_t      shared_optin;   /* shared memory a block may have on the device */
 };
 
 CcFftState *
@@ -163,7 +164,7 @@ transform_rows (CcFftState *st, bool inverse, float *planes, cudaStream_t stream
 
   if (!st->planned)
     return launch_rows (s.x.t, inverse, planes, s.pitch, (long long) s.transforms * s.y.t,
-                        stream);
+                        st->shared_optin, stream);
   cufft.set_stream (inverse ? st->inv : st->fwd, stream);
   r = inverse ? cufft.exec_c2r (st->inv, (cufftComplex *) planes, planes)
               : cufft.exec_r2c (st->fwd, planes, (cufftComplex *) planes);
@@ -189,7 +190,8 @@ spectrum_of (CcFftState *st, const float *values, int mw, int mh, Spectrum *sp,
       (err = cudaMemcpy2DAsync (sp->plane, sizeof (float) * s.pitch, values,
                                 sizeof (float) * mw, sizeof (float) * mw, mh,
                                 cudaMemcpyHostToDevice, stream)) != cudaSuccess ||
-      (err = launch_rows (s.x.t, false, (float *) sp->plane, s.pitch, s.y.t, stream)) !=
+      (err = launch_rows (s.x.t, false, (float *) sp->plane, s.pitch, s.y.t, st->shared_optin,
+                          stream)) !=
         cudaSuccess)
     return err;
   if (s.y.t == 1)
@@ -243,17 +245,17 @@ mask_spectra (CcFftState *st, const float *mask, int mw, int mh, uint64_t serial
 }
 
 
-/* One strip of a job whose strips have 'strip_rows' rows (this one as
- * many or fewer), with the mask numbered 'serial'. */
 /* The paths fft_launch takes, for CcResult.kernel: the columns in
- * registers (tiles 256 to 1024 tall) or staged (the others), or none (a
- * one-row mask's tiles); the rows by cuFFT where the bench asks. */
+ * registers (columns_in_registers) or staged, or none (a one-row mask's
+ * tiles); the rows by cuFFT where the bench asks. */
 static const char *const fft_paths[2][3] = {
   { "fft, columns in registers", "fft, columns staged", "fft, rows only" },
   { "fft, cuFFT rows, columns in registers", "fft, cuFFT rows, columns staged",
     "fft, cuFFT rows only" }
 };
 
+/* One strip of a job whose strips have 'strip_rows' rows (this one as
+ * many or fewer), with the mask numbered 'serial'. */
 static cudaError_t
 fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, uint64_t serial,
             int strip_rows, bool rows_by_cufft, float *planes, cudaStream_t stream)
@@ -282,13 +284,15 @@ fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, uint64_t seria
   /* The transforms leave the size out; fold it in, with the divisor where
    * no weight divides by the sums later. */
   const float scale = (s.weighted ? 1.0f : a.inv_divisor) / ((float) s.x.t * s.y.t);
-  cc_kernel_ran (fft_paths[rows_by_cufft][s.y.t == 1 ? 2 : s.y.t < 256 || s.y.t > 1024]);
+  cc_kernel_ran (fft_paths[rows_by_cufft][s.y.t == 1 ? 2
+                                           : !columns_in_registers (s.y.t, st->shared_optin)]);
   if (exact)
     cc_kernel_may_fall_back ();
   if (s.y.t > 1)
     err = launch_columns (s.y.t, (float2 *) planes, ms->mask.columns,
                           s.weighted ? ms->abs.columns : NULL, s.per_tile, s.pitch / 2,
-                          s.x.t / 2 + 1, s.transforms, s.plane / 2, scale, stream);
+                          s.x.t / 2 + 1, s.transforms, s.plane / 2, scale, st->shared_optin,
+                          stream);
   else
     {
       const dim3 grid (n / 256 + 1 < 4096 ? (unsigned) (n / 256 + 1) : 4096,
@@ -355,6 +359,7 @@ launch (struct _CcGpu *g, Lane *lane, const CcJob *job, const ConvArgs &a, float
     return cudaErrorSharedObjectInitFailed;
   if (!lane->fft && !(lane->fft = cc_fft_state_new ()))
     return cudaErrorMemoryAllocation;
+  lane->fft->shared_optin = g->facts.shared_optin;
   return fft_launch (lane->fft, a, job->mask, g->fft_masks[g->fft_mask_now].serial,
                      (int) lane->strip_rows, rows_by_cufft, planes, lane->stream);
 }

@@ -331,7 +331,7 @@ test_fft_tiles (CcContext *ctx, bool reduced)
     { 25, 25, 4, 600, 300, 0, 1, STAGED },         /* 256 across, under 256 down */
     { 63, 3, 4, 1300, 12, 0, 1, STAGED },          /* 3 of 512 across, 64 down */
     { 3, 63, 3, 12, 1300, 0, 1, IN_REGISTERS },    /* 3 of 512 down */
-    { 9, 63, 1, 300, 1300, 0, 0, IN_REGISTERS },   /* 2 x 3 of 256 across, 512 down */
+    { 9, 63, 1, 300, 1300, 0, 0, IN_REGISTERS },   /* 3 of 128 across, 3 of 512 down */
     { 127, 5, 1, 2000, 9, 0, 0, STAGED },          /* 3 of 1024 across, 64 down */
     { 5, 127, 2, 13, 2600, 0, 1, IN_REGISTERS },   /* 3 of 1024 down */
     { 3, 127, 1, 7, 1900, 0, 0, STAGED },          /* 1 of 2048 down */
@@ -341,6 +341,33 @@ test_fft_tiles (CcContext *ctx, bool reduced)
   static const CcMethod fft[] = { CC_METHOD_FFT };
 
   check_images (ctx, "fft tiles", tiles, sizeof tiles / sizeof tiles[0], reduced, fft, 1);
+}
+
+/* fft where a block may have 64 KB of shared memory, as on sm_75
+ * (CUDA_CONVOLVE_SHARED_LIMIT makes this GPU say so): rows and columns
+ * that would go through registers (73 to 83 KB a block) take the staged
+ * kernels, which the columns' path names, with the same results. */
+static void
+test_fft_small_shared (void)
+{
+  static const ImageCase tiles[] = {
+    { 25, 25, 4, 600, 300, 0, 1, STAGED },          /* rows 256 wide, 128 down */
+    { 3, 63, 3, 12, 1300, 0, 1, STAGED },           /* 512 down */
+    { 127, 5, 1, 2000, 9, 0, 1, STAGED },           /* rows 1024 wide */
+    { 5, 127, 2, 13, 2600, 0, 1, STAGED },          /* 1024 down */
+    { 31, 1, 2, 5000, 3, 0, 1, "fft, rows only" }   /* rows 512 wide */
+  };
+  static const CcMethod fft[] = { CC_METHOD_FFT };
+  CcContext *small;
+  char why[256];
+
+  setenv ("CUDA_CONVOLVE_SHARED_LIMIT", "64K", 1);
+  small = cc_context_new ();
+  unsetenv ("CUDA_CONVOLVE_SHARED_LIMIT");
+  CHECK (cc_context_gpu_status (small, why, sizeof why) == CC_OK,
+         "a context with 64 KB of shared memory a block: %s", why);
+  check_images (small, "fft in 64 KB", tiles, sizeof tiles / sizeof tiles[0], false, fft, 1);
+  cc_context_free (small);
 }
 
 /* fft past the direct methods' 127x127, to 1023x1023, against the gold on
@@ -797,6 +824,7 @@ main (void)
       check_reduced (ctx, methods, n);
       test_walks (ctx, true);
       test_fft_tiles (ctx, true);
+      test_fft_small_shared ();
       test_fft_large (ctx, true);
       test_3x3 (ctx, true);
       test_strips (ctx, methods, n, 1);
@@ -813,6 +841,7 @@ main (void)
       check_sweep (ctx, methods, n, true);
       test_walks (ctx, false);
       test_fft_tiles (ctx, false);
+      test_fft_small_shared ();
       test_fft_large (ctx, false);
       test_3x3 (ctx, false);
       test_strips (ctx, methods, n, 3);
