@@ -231,7 +231,8 @@ gpu_start_up (struct _CcGpu *g)
     return;
   if ((err = device_set_up (g, &prop)) != cudaSuccess)
     {
-      cc_gpu_set_status (g, cc_gpu_status_of (err), "could not start the GPU: %s", cudaGetErrorString (err));
+      cc_gpu_set_status (g, cc_gpu_status_of (err), "could not start the GPU: %s",
+                         cudaGetErrorString (err));
       return;
     }
   snprintf (g->name, sizeof g->name, "%s", prop.name);

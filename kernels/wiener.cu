@@ -597,7 +597,8 @@ fold_blur (const CcMask *m, const CcWienerCanvas *c, int *bw, int *bh, int *bx, 
   for (int j = 0; j < m->height; j++)
     for (int i = 0; i < m->width; i++)
       {
-        const int64_t x = ((i - rx) % c->tx + c->tx) % c->tx, y = ((j - ry) % c->ty + c->ty) % c->ty;
+        const int64_t x = ((i - rx) % c->tx + c->tx) % c->tx;
+        const int64_t y = ((j - ry) % c->ty + c->ty) % c->ty;
 
         sum[((y + *by) % c->ty) * *bw + (x + *bx) % c->tx] += m->values[j * m->width + i];
       }
