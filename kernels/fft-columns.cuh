@@ -225,12 +225,12 @@ launch_columns_t (float2 *spectra, const float2 *mask_columns, const float2 *abs
   return cudaGetLastError ();
 }
 
-/* Whether columns t tall go through fft_columns: 256 to 1024, where a
- * block may have its shared memory ('shared_optin' bytes). */
+/* Whether columns t tall go through fft_columns (whose columns are 256 or
+ * more points). */
 static bool
 columns_in_registers (int t, size_t shared_optin)
 {
-  return t >= 256 && t <= 1024 && seq_bytes (t) <= shared_optin;
+  return t >= 256 && seq_fits (t, shared_optin);
 }
 
 /* The columns of tiles t tall, 64 to 4096, with the product. */

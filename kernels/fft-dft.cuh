@@ -310,11 +310,11 @@ smem_fft (float2 *sh, int M, int S, int threads)
  * fft_columns' columns (256 to 1024) and fft_rows_in_registers' rows: a
  * sequence of T points goes to L = T / 32 lanes of a warp, 32 points a
  * lane, point n to lane n mod L (so that a warp's load of a row is L
- * consecutive points).
- * A lane's 32 points are a DFT of 32 in registers; after the twiddles, one
- * exchange through the sequence's own slots in shared memory (the warp's
- * alone, so no block barrier) gives each lane whole DFTs of L across the
- * lanes.  A block of 256 threads holds 8192 points. */
+ * consecutive points).  A lane's 32 points are a DFT of 32 in registers;
+ * after the twiddles, one exchange through the sequence's own slots in
+ * shared memory (the warp's alone, so no block barrier) gives each lane
+ * whole DFTs of L across the lanes.  A block of 256 threads holds 8192
+ * points. */
 constexpr int SEQ_THREADS = 256;
 constexpr int SEQ_POINTS = 8192;   /* a block's: 32 a thread */
 
@@ -358,6 +358,14 @@ __host__ __device__ constexpr size_t
 seq_bytes (int t)
 {
   return sizeof (float2) * seq_slots (t);
+}
+
+/* Whether sequences of t points go through registers on a device whose
+ * blocks may have 'shared_optin' bytes of shared memory. */
+static inline bool
+seq_fits (int t, size_t shared_optin)
+{
+  return t >= 128 && t <= 1024 && seq_bytes (t) <= shared_optin;
 }
 
 /* A sequence's transform of T = 32 L points by its L lanes (l the lane's

@@ -15,12 +15,11 @@
  * even samples the real parts and its odd the imaginary, transformed in
  * registers (seq_fft, M from 128 to 1024 where a block may have its shared
  * memory) or in shared memory (smem_fft, the others; a block of 256 threads
- * takes 2048 / M rows); the row's t / 2
- * + 1 complex values follow from each frequency and its mirror, with the
- * twiddles of t points.  The inverse undoes that, unnormalised as cuFFT's
- * C2R is (t times the row), through the forward transform of the
- * conjugate.  In place, each row's spectrum 'pitch' floats from the
- * next. */
+ * takes 2048 / M rows); the row's t / 2 + 1 complex values follow from each
+ * frequency and its mirror, with the twiddles of t points.  The inverse
+ * undoes that, unnormalised as cuFFT's C2R is (t times the row), through
+ * the forward transform of the conjugate.  In place, each row's spectrum
+ * 'pitch' floats from the next. */
 constexpr int ROW_POINTS = 2048;
 constexpr int ROW_THREADS = ROW_POINTS / 8;
 
@@ -253,7 +252,7 @@ launch_rows (int t, bool inverse, float *planes, int pitch, long long rows, size
   const int m = t / 2, per_block = ROW_POINTS / m;
   const dim3 grid ((unsigned) ((rows + per_block - 1) / per_block));
 
-  if (m >= 128 && m <= 1024 && seq_bytes (m) <= shared_optin)
+  if (seq_fits (m, shared_optin))
     return (m == 128 ? launch_rows_in_registers<128> : m == 256 ? launch_rows_in_registers<256>
             : m == 512 ? launch_rows_in_registers<512> : launch_rows_in_registers<1024>)
       (inverse, planes, pitch, rows, stream);
