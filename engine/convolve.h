@@ -137,9 +137,9 @@ typedef struct
   int       strips;          /* pieces the image was processed in */
   char      kernel[128];     /* on the GPU, the kernels that ran (the last strip's),
                                 then each fallback that computed something:
-                                e.g. "register tensor 9x9, FP32 redo",
-                                "fft, columns staged, exact pixels"; on the
-                                CPU "cpu direct" or "cpu fft" */
+                                e.g. "register tensor 9x9, FP32 redo", "fft,
+                                rows in registers, columns staged, exact
+                                pixels"; on the CPU "cpu direct" or "cpu fft" */
 } CcResult;
 
 typedef struct _CcContext CcContext;

@@ -241,10 +241,17 @@ launch_rows_in_registers (bool inverse, float *planes, int pitch, long long rows
   return cudaGetLastError ();
 }
 
-/* 'rows' rows of t reals ('pitch' floats apart), forward or back: M = t /
- * 2 from 128 to 1024 in registers where a block may have their shared
- * memory ('shared_optin' bytes), the others staged (rows of 64 points, two
- * lanes each, would load 16 bytes a row; of 2048, 64 lanes). */
+/* Whether rows of t reals (M = t / 2 complex points) go through
+ * fft_rows_in_registers: M from 128 to 1024, where a block may have their
+ * shared memory ('shared_optin' bytes); the others are staged (rows of 64
+ * points, two lanes each, would load 16 bytes a row; of 2048, 64 lanes). */
+static bool
+rows_in_registers (int t, size_t shared_optin)
+{
+  return seq_fits (t / 2, shared_optin);
+}
+
+/* 'rows' rows of t reals ('pitch' floats apart), forward or back. */
 static cudaError_t
 launch_rows (int t, bool inverse, float *planes, int pitch, long long rows, size_t shared_optin,
              cudaStream_t stream)
@@ -252,7 +259,7 @@ launch_rows (int t, bool inverse, float *planes, int pitch, long long rows, size
   const int m = t / 2, per_block = ROW_POINTS / m;
   const dim3 grid ((unsigned) ((rows + per_block - 1) / per_block));
 
-  if (seq_fits (m, shared_optin))
+  if (rows_in_registers (t, shared_optin))
     return (m == 128 ? launch_rows_in_registers<128> : m == 256 ? launch_rows_in_registers<256>
             : m == 512 ? launch_rows_in_registers<512> : launch_rows_in_registers<1024>)
       (inverse, planes, pitch, rows, stream);

@@ -245,11 +245,14 @@ mask_spectra (CcFftState *st, const float *mask, int mw, int mh, uint64_t serial
 }
 
 
-/* The paths fft_launch takes, for CcResult.kernel: the columns in
- * registers (columns_in_registers) or staged, or none (a one-row mask's
- * tiles); the rows by cuFFT where the bench asks. */
-static const char *const fft_paths[2][3] = {
-  { "fft, columns in registers", "fft, columns staged", "fft, rows only" },
+/* The paths fft_launch takes, for CcResult.kernel, by its rows (in
+ * registers, staged, or cuFFT's where the bench asks) and its columns (in
+ * registers, staged, or none: a one-row mask's tiles). */
+static const char *const fft_paths[3][3] = {
+  { "fft, rows in registers, columns in registers", "fft, rows in registers, columns staged",
+    "fft, rows in registers only" },
+  { "fft, rows staged, columns in registers", "fft, rows staged, columns staged",
+    "fft, rows staged only" },
   { "fft, cuFFT rows, columns in registers", "fft, cuFFT rows, columns staged",
     "fft, cuFFT rows only" }
 };
@@ -284,8 +287,8 @@ fft_launch (CcFftState *st, const ConvArgs &a, const float *mask, uint64_t seria
   /* The transforms leave the size out; fold it in, with the divisor where
    * no weight divides by the sums later. */
   const float scale = (s.weighted ? 1.0f : a.inv_divisor) / ((float) s.x.t * s.y.t);
-  cc_kernel_ran (fft_paths[rows_by_cufft][s.y.t == 1 ? 2
-                                           : !columns_in_registers (s.y.t, st->shared_optin)]);
+  cc_kernel_ran (fft_paths[rows_by_cufft ? 2 : !rows_in_registers (s.x.t, st->shared_optin)]
+                          [s.y.t == 1 ? 2 : !columns_in_registers (s.y.t, st->shared_optin)]);
   if (exact)
     cc_kernel_may_fall_back ();
   if (s.y.t > 1)

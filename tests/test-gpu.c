@@ -67,7 +67,7 @@ test_kernels_named (CcContext *ctx)
     { CC_METHOD_SEPARABLE, 31, 31, 4, false, true, true, "separable one pass, tensor cores" },
     { CC_METHOD_SEPARABLE, 31, 31, 3, false, true, false, "separable two passes" },
     { CC_METHOD_SEPARABLE, 33, 33, 4, false, true, false, "separable two passes" },
-    { CC_METHOD_FFT, 31, 31, 4, true, false, false, "fft, columns staged" },
+    { CC_METHOD_FFT, 31, 31, 4, true, false, false, "fft, rows staged, columns staged" },
   };
   enum { W = 96, H = 64 };
   static float in[W * H * 4], out[W * H * 4];
@@ -315,28 +315,33 @@ test_walks (CcContext *ctx, bool reduced)
 /* fft's overlap-save tiles, several to a side, of each power of two its cost
  * picks (256, 512, 1024, 2048; the sweep's images give one, or several of
  * 256), and a one-row mask's rank-1 transforms across 512-pixel tiles.
- * Tiles 256 to 1024 tall take fft_columns, whose blocks take a tile's row
- * spectra some columns at a time: 129 of them in groups of 32 (the last
- * one column) and of 16, 8 in one of 16 (some warps idle, one holding two
- * columns), 10 in groups of 8; 2048 and 4096 tall, and under 256, take
- * fft_columns_staged (two columns a block, and one).  Each case asserts
- * the path its tiles took (CcResult.kernel). */
-#define IN_REGISTERS "fft, columns in registers"
-#define STAGED "fft, columns staged"
+ * Rows 256 to 2048 wide go through fft_rows_in_registers, the others
+ * fft_rows.  Tiles 256 to 1024 tall take fft_columns, whose blocks take a
+ * tile's row spectra some columns at a time: 129 of them in groups of 32
+ * (the last one column) and of 16, 8 in one of 16 (some warps idle, one
+ * holding two columns), 10 in groups of 8; 2048 and 4096 tall, and under
+ * 256, take fft_columns_staged (two columns a block, and one).  Each case
+ * asserts the paths its tiles took (CcResult.kernel). */
+#define BOTH_IN_REGISTERS "fft, rows in registers, columns in registers"
+#define ROWS_IN_REGISTERS "fft, rows in registers, columns staged"
+#define COLUMNS_IN_REGISTERS "fft, rows staged, columns in registers"
+#define STAGED "fft, rows staged, columns staged"
 
 static void
 test_fft_tiles (CcContext *ctx, bool reduced)
 {
   static const ImageCase tiles[] = {
-    { 25, 25, 4, 600, 300, 0, 1, STAGED },         /* 256 across, under 256 down */
-    { 63, 3, 4, 1300, 12, 0, 1, STAGED },          /* 3 of 512 across, 64 down */
-    { 3, 63, 3, 12, 1300, 0, 1, IN_REGISTERS },    /* 3 of 512 down */
-    { 9, 63, 1, 300, 1300, 0, 0, IN_REGISTERS },   /* 3 of 128 across, 3 of 512 down */
-    { 127, 5, 1, 2000, 9, 0, 0, STAGED },          /* 3 of 1024 across, 64 down */
-    { 5, 127, 2, 13, 2600, 0, 1, IN_REGISTERS },   /* 3 of 1024 down */
-    { 3, 127, 1, 7, 1900, 0, 0, STAGED },          /* 1 of 2048 down */
-    { 3, 1023, 2, 5, 3000, 0, 0, STAGED },         /* 1 of 4096 down */
-    { 31, 1, 2, 5000, 3, 0, 1, "fft, rows only" }  /* rank 1, 11 of 512 across */
+    { 25, 25, 4, 600, 300, 0, 1, ROWS_IN_REGISTERS },    /* 256 across, under 256 down */
+    { 15, 15, 3, 600, 700, 0, 1, BOTH_IN_REGISTERS },    /* 3 of 256 across and down */
+    { 63, 3, 4, 1300, 12, 0, 1, ROWS_IN_REGISTERS },     /* 3 of 512 across, 64 down */
+    { 3, 63, 3, 12, 1300, 0, 1, COLUMNS_IN_REGISTERS },  /* 3 of 512 down */
+    { 9, 63, 1, 300, 1300, 0, 0, COLUMNS_IN_REGISTERS }, /* 3 of 128 across, 3 of 512 down */
+    { 127, 5, 1, 2000, 9, 0, 0, ROWS_IN_REGISTERS },     /* 3 of 1024 across, 64 down */
+    { 401, 3, 1, 3000, 9, 0, 1, ROWS_IN_REGISTERS },     /* 2 of 2048 across */
+    { 5, 127, 2, 13, 2600, 0, 1, COLUMNS_IN_REGISTERS }, /* 3 of 1024 down */
+    { 3, 127, 1, 7, 1900, 0, 0, STAGED },                /* 1 of 2048 down */
+    { 3, 1023, 2, 5, 3000, 0, 0, STAGED },               /* 1 of 4096 down */
+    { 31, 1, 2, 5000, 3, 0, 1, "fft, rows in registers only" } /* rank 1, 11 of 512 across */
   };
   static const CcMethod fft[] = { CC_METHOD_FFT };
 
@@ -346,19 +351,18 @@ test_fft_tiles (CcContext *ctx, bool reduced)
 /* fft where a block may have 64 KB of shared memory, as on sm_75
  * (CUDA_CONVOLVE_SHARED_LIMIT makes this GPU say so): rows and columns
  * that would go through registers (72 to 83 KiB a block) take the staged
- * kernels, with the same results.  The columns' path names it where a
- * tile is 256 to 1024 tall; the rows' path goes unnamed. */
+ * kernels, with the same results. */
 static void
 test_fft_small_shared (bool reduced)
 {
   static const ImageCase tiles[] = {
     { 25, 25, 4, 600, 300, 0, 1, STAGED },          /* rows 256 wide, 128 down */
-    { 3, 15, 1, 12, 700, 0, 1, STAGED },            /* 256 down */
+    { 15, 15, 3, 600, 700, 0, 1, STAGED },          /* 256 wide and down */
     { 3, 63, 3, 12, 1300, 0, 1, STAGED },           /* 512 down */
     { 5, 127, 2, 13, 2600, 0, 1, STAGED },          /* 1024 down */
     { 127, 5, 1, 2000, 9, 0, 1, STAGED },           /* rows 1024 wide */
     { 401, 3, 1, 3000, 9, 0, 1, STAGED },           /* rows 2048 wide */
-    { 31, 1, 2, 5000, 3, 0, 1, "fft, rows only" }   /* rows 512 wide */
+    { 31, 1, 2, 5000, 3, 0, 1, "fft, rows staged only" } /* rows 512 wide */
   };
   static const CcMethod fft[] = { CC_METHOD_FFT };
   CcContext *small;

@@ -177,8 +177,8 @@ def test_gpu_against_cpu():
         ok, worst = near(values(px, gpu), values(px, cpu), stype)
         check(ok, "%s: the GPU within one step of the CPU (worst %s)" % (what, worst))
         # The kernels each call named: the fast path asked for, or for fft
-        # the path its tiles took.
-        ran = "fft, columns" if want == "fft" else want
+        # the paths its tiles' rows and columns took.
+        ran = "fft, rows" if want == "fft" else want
         check(kernels and all(k.startswith(ran) for k in kernels),
               "%s: the kernels that ran in GIMP are %s: %s" % (what, ran, kernels))
         want = want.split()[0]
